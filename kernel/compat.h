@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * compat.h - every difference between the kernels fabriq builds against
+ * (Debian's 6.1 and 6.12) lives here, and nowhere else.  Differences are
+ * detected by feature (FABRIQ_HAVE_*, set by Kbuild), not by version.
+ */
+#ifndef _FABRIQ_COMPAT_H
+#define _FABRIQ_COMPAT_H
+
+#include <rdma/ib_cache.h>
+#include <rdma/ib_verbs.h>
+
+/**
+ * fabriq_port_netdev() - the netdev a RoCE port is bound to, with a reference
+ * @ibdev: the RDMA device
+ * @port: port number
+ *
+ * Kernels that export ib_device_get_netdev() (6.12; Kbuild probes the
+ * target's Module.symvers) get it directly.  Older ones (6.1) ask the driver
+ * first, then fall back to the netdev behind the port's default GID (index
+ * 0), which the core creates for every RoCE port.
+ *
+ * Context: process context.  Return: the netdev (release with dev_put()) or NULL.
+ */
+#ifdef FABRIQ_HAVE_IB_DEVICE_GET_NETDEV
+static inline struct net_device *fabriq_port_netdev(struct ib_device *ibdev, u32 port)
+{
+	return ib_device_get_netdev(ibdev, port);
+}
+#else
+static inline struct net_device *fabriq_port_netdev(struct ib_device *ibdev, u32 port)
+{
+	const struct ib_gid_attr *attr;
+	struct net_device *ndev = NULL;
+
+	if (ibdev->ops.get_netdev)
+		return ibdev->ops.get_netdev(ibdev, port);
+
+	attr = rdma_get_gid_attr(ibdev, port, 0);
+	if (IS_ERR(attr))
+		return NULL;
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(attr);
+	if (IS_ERR(ndev))
+		ndev = NULL;
+	else
+		dev_hold(ndev);
+	rcu_read_unlock();
+	rdma_put_gid_attr(attr);
+	return ndev;
+}
+#endif
+
+#endif /* _FABRIQ_COMPAT_H */

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * main.c - module init/exit ladder of fabriq.ko.
+ *
+ * debugfs first (others hang their files off it), then the netlink family
+ * (device add/remove sends notifications through it), then the ib_client
+ * (which calls both as devices appear).  Exit undoes it in reverse.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+
+#include "fabriq.h"
+
+#define FABRIQ_VERSION "0.1.0"
+
+static int __init fabriq_init(void)
+{
+	int err;
+
+	fabriq_debugfs_init();
+
+	err = fabriq_nl_init();
+	if (err)
+		goto err_debugfs;
+
+	err = fabriq_device_init();
+	if (err)
+		goto err_nl;
+
+	pr_info("fabriq " FABRIQ_VERSION " loaded\n");
+	return 0;
+
+err_nl:
+	fabriq_nl_exit();
+err_debugfs:
+	fabriq_debugfs_exit();
+	return err;
+}
+
+static void __exit fabriq_exit(void)
+{
+	fabriq_device_exit();
+	fabriq_nl_exit();
+	fabriq_debugfs_exit();
+	pr_info("fabriq unloaded\n");
+}
+
+module_init(fabriq_init);
+module_exit(fabriq_exit);
+
+MODULE_AUTHOR("fabriq developers");
+MODULE_DESCRIPTION("fabriq: collective offload, congestion telemetry and QoS for RDMA fabrics");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(FABRIQ_VERSION);

@@ -1,0 +1,126 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# lib.sh - shared helpers of the fabriq kselftests: KTAP output, value
+# assertions, loading fabriq.ko and Soft-RoCE (rdma_rxe) devices on veth
+# pairs with 198.18.0.0/15 addresses.  Sourced by every *.sh test and by
+# the VM harness (tools/vm/run --load/--rxe).
+
+FQ_SRC=${FABRIQ_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+FQ_KO_DIR=${FABRIQ_KO_DIR:-$FQ_SRC/build/kmod/$(uname -r)}
+FQ_CLI=${FABRIQ_CLI:-$FQ_SRC/tools/fabriq/fabriq}
+FQ_DBG=/sys/kernel/debug/fabriq
+
+ktap_n=0
+ktap_pass=0
+ktap_failed=0
+ktap_skipped=0
+
+ktap_plan() { echo "TAP version 13"; echo "1..$1"; }
+ktap_ok() { ktap_n=$((ktap_n + 1)); ktap_pass=$((ktap_pass + 1)); echo "ok $ktap_n $*"; }
+ktap_not_ok() { ktap_n=$((ktap_n + 1)); ktap_failed=$((ktap_failed + 1)); echo "not ok $ktap_n $*"; }
+ktap_skip() { ktap_n=$((ktap_n + 1)); ktap_skipped=$((ktap_skipped + 1)); echo "ok $ktap_n $1 # SKIP $2"; }
+ktap_diag() { echo "# $*"; }
+# Exit status per kselftest: 0 pass, 1 fail, 4 skip (all skipped).
+ktap_finish() {
+	echo "# totals: pass:$ktap_pass fail:$ktap_failed skip:$ktap_skipped"
+	[ "$ktap_failed" -eq 0 ] || exit 1
+	[ "$ktap_pass" -eq 0 ] && [ "$ktap_skipped" -gt 0 ] && exit 4
+	exit 0
+}
+
+# check_eq DESC EXPECTED ACTUAL
+check_eq() {
+	if [ "$2" = "$3" ]; then
+		ktap_ok "$1"
+	else
+		ktap_not_ok "$1"
+		ktap_diag "expected: '$2'"
+		ktap_diag "actual:   '$3'"
+	fi
+}
+
+# check_match DESC REGEX TEXT
+check_match() {
+	if printf '%s\n' "$3" | grep -Eq -- "$2"; then
+		ktap_ok "$1"
+	else
+		ktap_not_ok "$1"
+		ktap_diag "no match for /$2/ in:"
+		printf '%s\n' "$3" | sed 's/^/#   /' | head -20
+	fi
+}
+
+# check_true DESC COMMAND...: the command must succeed
+check_true() {
+	local desc=$1
+	shift
+	if "$@"; then ktap_ok "$desc"; else ktap_not_ok "$desc"; ktap_diag "failed: $*"; fi
+}
+
+# wait_for SECONDS COMMAND...: poll until the command succeeds
+wait_for() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -ge $deadline ] && return 1
+		sleep 0.2
+	done
+}
+
+fq() { "$FQ_CLI" "$@"; }
+
+fq_loaded() { [ -d /sys/module/fabriq ]; }
+
+# Load fabriq.ko: modprobe when FABRIQ_MODPROBE=1 (DKMS), else insmod the
+# module built for this kernel after loading what it depends on.
+fq_load_fabriq() {
+	fq_loaded && return 0
+	if [ "${FABRIQ_MODPROBE:-0}" = 1 ]; then
+		modprobe fabriq
+		return
+	fi
+	local ko=$FQ_KO_DIR/fabriq.ko dep
+	[ -r "$ko" ] || { echo "fabriq.ko not built for $(uname -r) at $ko" >&2; return 1; }
+	for dep in $(modinfo -F depends "$ko" | tr ',' ' '); do
+		modprobe "$dep" || return 1
+	done
+	insmod "$ko"
+}
+
+fq_unload_fabriq() {
+	fq_loaded || return 0
+	rmmod fabriq
+}
+
+# fq_veth_add IDX: veth pair fqvIDXa/fqvIDXb, 198.18.IDX.1/.2, both up
+fq_veth_add() {
+	local a=fqv$1a b=fqv$1b
+	ip link add "$a" type veth peer name "$b" || return 1
+	ip addr add "198.18.$1.1/24" dev "$a"
+	ip addr add "198.18.$1.2/24" dev "$b"
+	ip link set "$a" up && ip link set "$b" up
+}
+
+fq_veth_del() { ip link del "fqv$1a" 2>/dev/null; true; }
+
+# fq_rxe_setup N: rxe0..rxeN-1, each on its own veth end, all in init_net
+fq_rxe_setup() {
+	local i
+	modprobe rdma_rxe || return 1
+	for ((i = 0; i < $1; i++)); do
+		fq_veth_add "$i" || return 1
+		rdma link add "rxe$i" type rxe netdev "fqv${i}a" || return 1
+	done
+}
+
+fq_rxe_teardown() {
+	local i
+	for ((i = 0; i < $1; i++)); do
+		rdma link del "rxe$i" 2>/dev/null
+		fq_veth_del "$i"
+	done
+	true
+}
+
+# Number of RDMA devices the core knows about.
+rdma_dev_count() { rdma -j dev show | jq length; }

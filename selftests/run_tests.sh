@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run_tests.sh - run the fabriq kselftests the way kselftest's runner does:
+# one KTAP document, each test's own KTAP output indented beneath a
+# "# selftests: fabriq: NAME" line, then "ok/not ok N selftests: fabriq: NAME".
+# fabriq.ko is (re)loaded before each test.  Tests come from the Makefile's
+# TEST_PROGS and TEST_GEN_PROGS, in that order.
+dir=$(cd "$(dirname "$0")" && pwd)
+. "$dir/lib.sh"
+
+tests=$(make -s -C "$dir" --no-print-directory print-tests)
+n=$(echo $tests | wc -w)
+timeout_s=$(sed -n 's/^timeout=//p' "$dir/settings")
+echo "TAP version 13"
+echo "1..$n"
+i=0
+status=0
+for t in $tests; do
+	i=$((i + 1))
+	echo "# selftests: fabriq: $t"
+	fq_load_fabriq >/dev/null 2>&1
+	timeout "${timeout_s:-300}" "$dir/$t" 2>&1 | sed 's/^/  /'
+	rc=${PIPESTATUS[0]}
+	case $rc in
+	0) echo "ok $i selftests: fabriq: $t" ;;
+	4) echo "ok $i selftests: fabriq: $t # SKIP" ;;
+	124) echo "not ok $i selftests: fabriq: $t # TIMEOUT ${timeout_s}s"; status=1 ;;
+	*) echo "not ok $i selftests: fabriq: $t # exit=$rc"; status=1 ;;
+	esac
+done
+exit $status

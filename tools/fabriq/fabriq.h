@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fabriq.h - declarations shared by the CLI's files.
+ *
+ * main.c dispatches objects; nl.c talks netlink; output.c prints text or
+ * JSON; names.c turns uapi enums into words; one file per CLI object.
+ */
+#ifndef FABRIQ_CLI_H
+#define FABRIQ_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+#include <linux/fabriq.h>
+
+/* main.c */
+extern const char *prog;
+bool match(const char *arg, const char *keyword);
+int usage_error(const char *obj, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* nl.c */
+typedef int (*fq_msg_cb)(struct nl_msg *msg, void *arg);
+int fq_nl_open(void);
+void fq_nl_close(void);
+struct nl_msg *fq_nl_new(uint8_t cmd, int flags);
+int fq_nl_request(struct nl_msg *msg, fq_msg_cb cb, void *arg, const char *what);
+int fq_nl_subscribe_events(void);
+int fq_nl_listen(fq_msg_cb cb, void *arg);
+int fq_nl_parse(struct nl_msg *msg, struct nlattr **tb, int max, struct nla_policy *pol);
+
+/* output.c */
+enum out_mode { OUT_TEXT, OUT_JSON, OUT_JSON_PRETTY };
+void out_init(enum out_mode mode);
+bool out_is_json(void);
+void out_begin_array(const char *key);
+void out_end_array(void);
+void out_begin_object(const char *key);
+void out_end_object(void);
+void out_str(const char *key, const char *text_fmt, const char *val);
+void out_uint(const char *key, const char *text_fmt, uint64_t val);
+void out_bool(const char *key, const char *text_true, bool val);
+void out_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void out_flush_record(void);
+
+/* names.c */
+const char *fq_link_layer_name(unsigned int v);
+const char *fq_port_state_name(unsigned int v);
+const char *fq_phys_state_name(unsigned int v);
+const char *fq_node_type_name(unsigned int v);
+const char *fq_transport_name(unsigned int v);
+const char *fq_speed_name(unsigned int v);
+const char *fq_width_name(unsigned int v);
+const char *fq_dev_attr_name(unsigned int type);
+
+/* one entry point per object */
+int do_dev(int argc, char **argv);
+int do_monitor(int argc, char **argv);
+void dev_usage(void);
+void monitor_usage(void);
+/* dev.c: shared by dev show and monitor */
+int dev_print(struct nl_msg *msg, const char *event);
+
+#endif

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nl.c - the CLI's generic netlink transport (libnl-genl-3).
+ *
+ * Resolves the "fabriq" family, sends requests and dumps, and turns kernel
+ * errors into one clear line: the errno text, the extack message, and the
+ * name of the attribute the extack points at (NLMSGERR_ATTR_OFFS).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <linux/netlink.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+
+#include "fabriq.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK 270
+#endif
+
+static struct nl_sock *sk;
+static int family_id = -1;
+
+struct fq_req {
+	fq_msg_cb cb;
+	void *arg;
+	struct nl_msg *sent;
+	int err;
+	char msg[256];
+	const char *attr;
+	bool done;
+};
+
+int fq_nl_open(void)
+{
+	int one = 1;
+
+	sk = nl_socket_alloc();
+	if (!sk) {
+		fprintf(stderr, "%s: cannot allocate a netlink socket\n", prog);
+		return -1;
+	}
+	if (genl_connect(sk)) {
+		fprintf(stderr, "%s: cannot open a generic netlink socket: %s\n",
+			prog, strerror(errno));
+		goto err_free;
+	}
+	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	nl_socket_set_buffer_size(sk, 1 << 20, 0);
+
+	family_id = genl_ctrl_resolve(sk, FABRIQ_GENL_NAME);
+	if (family_id < 0) {
+		fprintf(stderr, "%s: the fabriq kernel module is not loaded "
+			"(generic netlink family '%s' not found); run 'modprobe fabriq'\n",
+			prog, FABRIQ_GENL_NAME);
+		goto err_free;
+	}
+	return 0;
+
+err_free:
+	nl_socket_free(sk);
+	sk = NULL;
+	return -1;
+}
+
+void fq_nl_close(void)
+{
+	nl_socket_free(sk);
+	sk = NULL;
+}
+
+struct nl_msg *fq_nl_new(uint8_t cmd, int flags)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	if (!msg)
+		return NULL;
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family_id, 0, flags, cmd,
+			 FABRIQ_GENL_VERSION)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+int fq_nl_parse(struct nl_msg *msg, struct nlattr **tb, int max, struct nla_policy *pol)
+{
+	return genlmsg_parse(nlmsg_hdr(msg), 0, tb, max, pol);
+}
+
+/* The top-level attribute of @sent that byte offset @off falls in. */
+static const char *attr_at_offset(struct nl_msg *sent, uint32_t off)
+{
+	struct nlmsghdr *nlh = nlmsg_hdr(sent);
+	struct nlattr *a;
+	int rem;
+
+	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0),
+			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem) {
+		uint32_t start = (uint32_t)((char *)a - (char *)nlh);
+
+		if (off >= start && off < start + NLA_ALIGN(a->nla_len))
+			return fq_dev_attr_name(nla_type(a));
+	}
+	return NULL;
+}
+
+static int on_error(struct sockaddr_nl *who, struct nlmsgerr *e, void *arg)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1] = {};
+	struct fq_req *req = arg;
+	size_t skip = sizeof(*e);
+	char *end = (char *)nlh + nlh->nlmsg_len;
+
+	req->err = e->error;
+	req->done = true;
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return NL_STOP;
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		skip += e->msg.nlmsg_len - sizeof(struct nlmsghdr);
+	if ((char *)e + skip >= end)
+		return NL_STOP;
+	nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)e + skip),
+		  end - ((char *)e + skip), NULL);
+	if (tb[NLMSGERR_ATTR_MSG])
+		snprintf(req->msg, sizeof(req->msg), "%s", nla_get_string(tb[NLMSGERR_ATTR_MSG]));
+	if (tb[NLMSGERR_ATTR_OFFS] && req->sent)
+		req->attr = attr_at_offset(req->sent, nla_get_u32(tb[NLMSGERR_ATTR_OFFS]));
+	if (tb[NLMSGERR_ATTR_MISS_TYPE])
+		req->attr = fq_dev_attr_name(nla_get_u32(tb[NLMSGERR_ATTR_MISS_TYPE]));
+	return NL_STOP;
+}
+
+static int on_valid(struct nl_msg *msg, void *arg)
+{
+	struct fq_req *req = arg;
+
+	if (req->cb && req->cb(msg, req->arg)) {
+		req->done = true;
+		return NL_STOP;
+	}
+	return NL_OK;
+}
+
+static int on_finish(struct nl_msg *msg, void *arg)
+{
+	struct fq_req *req = arg;
+
+	req->done = true;
+	return NL_STOP;
+}
+
+static int on_ack(struct nl_msg *msg, void *arg)
+{
+	struct fq_req *req = arg;
+
+	req->done = true;
+	return NL_STOP;
+}
+
+/*
+ * Send @msg (consumed), feed each reply to @cb, wait for the ack or the end
+ * of the dump.  On a kernel error print "<what>: <extack> (attribute X): <errno>".
+ * Returns 0 or the negative errno.
+ */
+int fq_nl_request(struct nl_msg *msg, fq_msg_cb cb, void *arg, const char *what)
+{
+	struct fq_req req = { .cb = cb, .arg = arg, .sent = msg };
+	struct nl_cb *nlcb = nl_cb_alloc(NL_CB_DEFAULT);
+	int err;
+
+	if (!nlcb) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	nlmsg_hdr(msg)->nlmsg_flags |= NLM_F_ACK;
+	nl_cb_set(nlcb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &req);
+	nl_cb_set(nlcb, NL_CB_FINISH, NL_CB_CUSTOM, on_finish, &req);
+	nl_cb_set(nlcb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &req);
+	nl_cb_err(nlcb, NL_CB_CUSTOM, on_error, &req);
+
+	err = nl_send_auto(sk, msg);
+	if (err < 0) {
+		fprintf(stderr, "%s: %s: cannot send: %s\n", prog, what, nl_geterror(err));
+		goto out;
+	}
+	err = 0;
+	while (!req.done && err >= 0)
+		err = nl_recvmsgs(sk, nlcb);
+	if (err < 0 && !req.err) {
+		fprintf(stderr, "%s: %s: %s\n", prog, what, nl_geterror(err));
+		goto out;
+	}
+	err = req.err;
+	if (err) {
+		fprintf(stderr, "%s: %s: %s%s%s%s%s%s\n", prog, what,
+			req.msg[0] ? req.msg : "",
+			req.attr ? " (attribute " : "", req.attr ? req.attr : "",
+			req.attr ? ")" : "", req.msg[0] || req.attr ? ": " : "",
+			strerror(-err));
+	}
+out:
+	nl_cb_put(nlcb);
+	nlmsg_free(msg);
+	return err;
+}
+
+int fq_nl_subscribe_events(void)
+{
+	int grp = genl_ctrl_resolve_grp(sk, FABRIQ_GENL_NAME, FABRIQ_MCGRP_EVENTS);
+	int err;
+
+	if (grp < 0) {
+		fprintf(stderr, "%s: multicast group '%s' not found: %s\n", prog,
+			FABRIQ_MCGRP_EVENTS, nl_geterror(grp));
+		return -1;
+	}
+	err = nl_socket_add_membership(sk, grp);
+	if (err < 0) {
+		fprintf(stderr, "%s: cannot join the '%s' group (needs CAP_NET_ADMIN): %s\n",
+			prog, FABRIQ_MCGRP_EVENTS, nl_geterror(err));
+		return -1;
+	}
+	return 0;
+}
+
+/* Notifications carry sequence number 0: accept them all. */
+static int on_seq_check(struct nl_msg *msg, void *arg)
+{
+	return NL_OK;
+}
+
+/*
+ * Deliver every notification to @cb until it returns non-zero, a signal
+ * arrives, or an error.  Returns 0 or a negative libnl error (NLE_*).
+ */
+int fq_nl_listen(fq_msg_cb cb, void *arg)
+{
+	struct fq_req req = { .cb = cb, .arg = arg };
+	struct nl_cb *nlcb = nl_cb_alloc(NL_CB_DEFAULT);
+	int err = 0;
+
+	if (!nlcb)
+		return -NLE_NOMEM;
+	nl_cb_set(nlcb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &req);
+	nl_cb_set(nlcb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, on_seq_check, NULL);
+	while (err >= 0 && !req.done) {
+		err = nl_recvmsgs(sk, nlcb);
+		if (err == -NLE_INTR)
+			break;
+	}
+	nl_cb_put(nlcb);
+	return err < 0 && err != -NLE_INTR ? err : 0;
+}
