@@ -28,7 +28,7 @@ static int __init fabriq_init(void)
 	if (err)
 		goto err_nl;
 
-	pr_info("fabriq " FABRIQ_VERSION " loaded\n");
+	pr_info("version " FABRIQ_VERSION " loaded\n");
 	return 0;
 
 err_nl:
@@ -43,7 +43,7 @@ static void __exit fabriq_exit(void)
 	fabriq_device_exit();
 	fabriq_nl_exit();
 	fabriq_debugfs_exit();
-	pr_info("fabriq unloaded\n");
+	pr_info("unloaded\n");
 }
 
 module_init(fabriq_init);

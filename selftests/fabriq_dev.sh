@@ -7,7 +7,7 @@
 # reflected in netlink, debugfs and `fabriq monitor`.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 24
+ktap_plan 26
 modprobe rdma_rxe || { echo "# rdma_rxe not available"; exit 4; }
 fq_load_fabriq || { ktap_not_ok "load fabriq"; ktap_finish; }
 
@@ -76,8 +76,12 @@ check_match "link del: dev show by name fails naming the device" \
 	"no RDMA device named 'fqren0'" "$err"
 
 sleep 1
-kill "$mon"
-wait "$mon" 2>/dev/null
+kill -INT "$mon"
+wait_for 5 sh -c "! kill -0 $mon 2>/dev/null"
+check_true "monitor ends on SIGINT" sh -c "! kill -0 $mon 2>/dev/null"
+kill -KILL "$mon" 2>/dev/null
+wait "$mon"
+check_eq "monitor exit status after SIGINT" 0 "$?"
 mon=""
 events=$(jq -r '"\(.event) \(.name) \(.old_name // "-")"' < "$tmp/mon.json" 2>&1)
 check_match "monitor saw dev-add rxe7" "^dev-add rxe7 -$" "$events"

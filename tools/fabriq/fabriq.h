@@ -8,6 +8,7 @@
 #ifndef FABRIQ_CLI_H
 #define FABRIQ_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <netlink/attr.h>
@@ -26,7 +27,7 @@ void fq_nl_close(void);
 struct nl_msg *fq_nl_new(uint8_t cmd, int flags);
 int fq_nl_request(struct nl_msg *msg, fq_msg_cb cb, void *arg, const char *what);
 int fq_nl_subscribe_events(void);
-int fq_nl_listen(fq_msg_cb cb, void *arg);
+int fq_nl_listen(fq_msg_cb cb, void *arg, volatile sig_atomic_t *stop);
 int fq_nl_parse(struct nl_msg *msg, struct nlattr **tb, int max, struct nla_policy *pol);
 
 /* output.c */

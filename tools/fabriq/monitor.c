@@ -44,9 +44,11 @@ static int on_event(struct nl_msg *msg, void *arg)
 	return remaining > 0 && --remaining == 0;
 }
 
+static volatile sig_atomic_t stop;
+
 static void on_signal(int sig)
 {
-	/* recvmsg() returns EINTR; fq_nl_listen() then ends cleanly. */
+	stop = 1;
 }
 
 int do_monitor(int argc, char **argv)
@@ -85,7 +87,7 @@ int do_monitor(int argc, char **argv)
 		fq_nl_close();
 		return 1;
 	}
-	err = fq_nl_listen(on_event, NULL);
+	err = fq_nl_listen(on_event, NULL, &stop);
 	fq_nl_close();
 	if (err) {
 		fprintf(stderr, "%s: monitor: %s\n", prog, nl_geterror(err));

@@ -7,6 +7,7 @@
  * name of the attribute the extack points at (NLMSGERR_ATTR_OFFS).
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -234,24 +235,30 @@ static int on_seq_check(struct nl_msg *msg, void *arg)
 }
 
 /*
- * Deliver every notification to @cb until it returns non-zero, a signal
- * arrives, or an error.  Returns 0 or a negative libnl error (NLE_*).
+ * Deliver every notification to @cb until it returns non-zero, *@stop is
+ * set (by a signal handler), or an error.  libnl restarts recvmsg() after
+ * EINTR, so wait in poll(), which a signal always interrupts.
+ * Returns 0 or a negative libnl error (NLE_*).
  */
-int fq_nl_listen(fq_msg_cb cb, void *arg)
+int fq_nl_listen(fq_msg_cb cb, void *arg, volatile sig_atomic_t *stop)
 {
 	struct fq_req req = { .cb = cb, .arg = arg };
 	struct nl_cb *nlcb = nl_cb_alloc(NL_CB_DEFAULT);
+	struct pollfd pfd = { .fd = nl_socket_get_fd(sk), .events = POLLIN };
 	int err = 0;
 
 	if (!nlcb)
 		return -NLE_NOMEM;
 	nl_cb_set(nlcb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &req);
 	nl_cb_set(nlcb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, on_seq_check, NULL);
-	while (err >= 0 && !req.done) {
+	while (err >= 0 && !req.done && !*stop) {
+		if (poll(&pfd, 1, -1) < 0) {
+			if (errno != EINTR)
+				err = -nl_syserr2nlerr(errno);
+			continue;
+		}
 		err = nl_recvmsgs(sk, nlcb);
-		if (err == -NLE_INTR)
-			break;
 	}
 	nl_cb_put(nlcb);
-	return err < 0 && err != -NLE_INTR ? err : 0;
+	return err < 0 ? err : 0;
 }
