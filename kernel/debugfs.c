@@ -18,31 +18,9 @@
 static struct dentry *fabriq_dbg_root;
 static struct dentry *fabriq_dbg_devices;
 
-static const char *const fabriq_link_layer_names[] = {
-	[FABRIQ_LINK_LAYER_UNSPECIFIED] = "unspecified",
-	[FABRIQ_LINK_LAYER_INFINIBAND] = "infiniband",
-	[FABRIQ_LINK_LAYER_ETHERNET] = "ethernet",
-};
-
-static const char *const fabriq_port_state_names[] = {
-	[FABRIQ_PORT_NOP] = "NOP",
-	[FABRIQ_PORT_DOWN] = "DOWN",
-	[FABRIQ_PORT_INIT] = "INIT",
-	[FABRIQ_PORT_ARMED] = "ARMED",
-	[FABRIQ_PORT_ACTIVE] = "ACTIVE",
-	[FABRIQ_PORT_ACTIVE_DEFER] = "ACTIVE_DEFER",
-};
-
-static const char *const fabriq_phys_state_names[] = {
-	[FABRIQ_PHYS_UNKNOWN] = "UNKNOWN",
-	[FABRIQ_PHYS_SLEEP] = "SLEEP",
-	[FABRIQ_PHYS_POLLING] = "POLLING",
-	[FABRIQ_PHYS_DISABLED] = "DISABLED",
-	[FABRIQ_PHYS_CONFIG_TRAINING] = "PORT_CONFIGURATION_TRAINING",
-	[FABRIQ_PHYS_LINK_UP] = "LINK_UP",
-	[FABRIQ_PHYS_LINK_ERROR_RECOVERY] = "LINK_ERROR_RECOVERY",
-	[FABRIQ_PHYS_PHY_TEST] = "PHY_TEST",
-};
+static const char *const fabriq_link_layer_names[] = FABRIQ_LINK_LAYER_NAMES;
+static const char *const fabriq_port_state_names[] = FABRIQ_PORT_STATE_NAMES;
+static const char *const fabriq_phys_state_names[] = FABRIQ_PHYS_STATE_NAMES;
 
 static const char *fabriq_name(const char *const *names, size_t n, unsigned int v)
 {

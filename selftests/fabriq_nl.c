@@ -71,49 +71,65 @@ static uint32_t req_put(struct req *r, uint16_t type, const void *data, uint16_t
 	return off;
 }
 
+/* The payload of the first attribute of @type in [@start, @start + @len). */
+static void *attr_find(void *start, int len, uint16_t type)
+{
+	struct nlattr *a = start;
+
+	while (len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len) {
+		if (a->nla_type == type)
+			return (char *)a + NLA_HDRLEN;
+		len -= NLA_ALIGN(a->nla_len);
+		a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len));
+	}
+	return NULL;
+}
+
+static void *genl_attrs(struct nlmsghdr *h, int *len)
+{
+	*len = h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
+	return (char *)NLMSG_DATA(h) + GENL_HDRLEN;
+}
+
 static void parse_extack(struct nlmsghdr *h, struct nl_reply *rep)
 {
 	struct nlmsgerr *e = NLMSG_DATA(h);
 	size_t skip = sizeof(*e);
-	struct nlattr *a;
-	int rem;
+	char *start, *msg;
+	uint32_t *offs;
+	int len;
 
 	rep->error = e->error;
 	if (!(h->nlmsg_flags & NLM_F_ACK_TLVS))
 		return;
 	if (!(h->nlmsg_flags & NLM_F_CAPPED))
 		skip += e->msg.nlmsg_len - NLMSG_HDRLEN;
-	a = (struct nlattr *)((char *)e + skip);
-	rem = (int)h->nlmsg_len - NLMSG_HDRLEN - (int)skip;
-	while (rem >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= rem) {
-		void *d = (char *)a + NLA_HDRLEN;
-
-		if (a->nla_type == NLMSGERR_ATTR_MSG)
-			snprintf(rep->msg, sizeof(rep->msg), "%s", (char *)d);
-		else if (a->nla_type == NLMSGERR_ATTR_OFFS)
-			rep->offs = *(uint32_t *)d;
-		rem -= NLA_ALIGN(a->nla_len);
-		a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len));
-	}
+	start = (char *)e + skip;
+	len = (int)h->nlmsg_len - NLMSG_HDRLEN - (int)skip;
+	msg = attr_find(start, len, NLMSGERR_ATTR_MSG);
+	offs = attr_find(start, len, NLMSGERR_ATTR_OFFS);
+	if (msg)
+		snprintf(rep->msg, sizeof(rep->msg), "%s", msg);
+	if (offs)
+		rep->offs = *offs;
 }
 
 static void parse_dev(struct nlmsghdr *h, struct nl_reply *rep)
 {
-	struct nlattr *a = (struct nlattr *)((char *)NLMSG_DATA(h) + GENL_HDRLEN);
-	int rem = h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
+	uint32_t *index;
+	char *name;
+	void *attrs;
+	int len;
 
 	if (rep->count++)
 		return;
-	while (rem >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= rem) {
-		void *d = (char *)a + NLA_HDRLEN;
-
-		if (a->nla_type == FABRIQ_A_DEV_NAME)
-			snprintf(rep->name, sizeof(rep->name), "%s", (char *)d);
-		else if (a->nla_type == FABRIQ_A_DEV_INDEX)
-			rep->index = *(uint32_t *)d;
-		rem -= NLA_ALIGN(a->nla_len);
-		a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len));
-	}
+	attrs = genl_attrs(h, &len);
+	name = attr_find(attrs, len, FABRIQ_A_DEV_NAME);
+	index = attr_find(attrs, len, FABRIQ_A_DEV_INDEX);
+	if (name)
+		snprintf(rep->name, sizeof(rep->name), "%s", name);
+	if (index)
+		rep->index = *index;
 }
 
 /* Send @r, collect replies until the ack, the error or NLMSG_DONE. */
@@ -150,9 +166,11 @@ static int transact(int fd, struct req *r, struct nl_reply *rep)
 static int resolve_family(int fd)
 {
 	static char buf[BUF_SIZE];
-	struct req r;
-	int len;
 	struct nlmsghdr *h;
+	int len, alen;
+	uint16_t *id;
+	void *attrs;
+	struct req r;
 
 	req_init(&r, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 0);
 	r.nlh.nlmsg_flags &= ~NLM_F_ACK;
@@ -163,18 +181,9 @@ static int resolve_family(int fd)
 	h = (void *)buf;
 	if (len < 0 || !NLMSG_OK(h, len) || h->nlmsg_type == NLMSG_ERROR)
 		return -1;
-	{
-		struct nlattr *a = (void *)((char *)NLMSG_DATA(h) + GENL_HDRLEN);
-		int rem = h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
-
-		while (rem >= NLA_HDRLEN && a->nla_len <= rem) {
-			if (a->nla_type == CTRL_ATTR_FAMILY_ID)
-				return *(uint16_t *)((char *)a + NLA_HDRLEN);
-			rem -= NLA_ALIGN(a->nla_len);
-			a = (void *)((char *)a + NLA_ALIGN(a->nla_len));
-		}
-	}
-	return -1;
+	attrs = genl_attrs(h, &alen);
+	id = attr_find(attrs, alen, CTRL_ATTR_FAMILY_ID);
+	return id ? *id : -1;
 }
 
 FIXTURE(fabriq) {

@@ -8,50 +8,11 @@
 
 #define NAME(tbl, v) ((v) < sizeof(tbl) / sizeof(tbl[0]) && (tbl)[v] ? (tbl)[v] : "unknown")
 
-static const char *const link_layers[] = {
-	[FABRIQ_LINK_LAYER_UNSPECIFIED] = "unspecified",
-	[FABRIQ_LINK_LAYER_INFINIBAND] = "infiniband",
-	[FABRIQ_LINK_LAYER_ETHERNET] = "ethernet",
-};
-
-static const char *const port_states[] = {
-	[FABRIQ_PORT_NOP] = "NOP",
-	[FABRIQ_PORT_DOWN] = "DOWN",
-	[FABRIQ_PORT_INIT] = "INIT",
-	[FABRIQ_PORT_ARMED] = "ARMED",
-	[FABRIQ_PORT_ACTIVE] = "ACTIVE",
-	[FABRIQ_PORT_ACTIVE_DEFER] = "ACTIVE_DEFER",
-};
-
-static const char *const phys_states[] = {
-	[FABRIQ_PHYS_UNKNOWN] = "UNKNOWN",
-	[FABRIQ_PHYS_SLEEP] = "SLEEP",
-	[FABRIQ_PHYS_POLLING] = "POLLING",
-	[FABRIQ_PHYS_DISABLED] = "DISABLED",
-	[FABRIQ_PHYS_CONFIG_TRAINING] = "PORT_CONFIGURATION_TRAINING",
-	[FABRIQ_PHYS_LINK_UP] = "LINK_UP",
-	[FABRIQ_PHYS_LINK_ERROR_RECOVERY] = "LINK_ERROR_RECOVERY",
-	[FABRIQ_PHYS_PHY_TEST] = "PHY_TEST",
-};
-
-static const char *const node_types[] = {
-	[FABRIQ_NODE_UNKNOWN] = "unknown",
-	[FABRIQ_NODE_CA] = "ca",
-	[FABRIQ_NODE_SWITCH] = "switch",
-	[FABRIQ_NODE_ROUTER] = "router",
-	[FABRIQ_NODE_RNIC] = "rnic",
-	[FABRIQ_NODE_USNIC] = "usnic",
-	[FABRIQ_NODE_USNIC_UDP] = "usnic_udp",
-	[FABRIQ_NODE_UNSPECIFIED] = "unspecified",
-};
-
-static const char *const transports[] = {
-	[FABRIQ_TRANSPORT_IB] = "ib",
-	[FABRIQ_TRANSPORT_IWARP] = "iwarp",
-	[FABRIQ_TRANSPORT_USNIC] = "usnic",
-	[FABRIQ_TRANSPORT_USNIC_UDP] = "usnic_udp",
-	[FABRIQ_TRANSPORT_UNKNOWN] = "unknown",
-};
+static const char *const link_layers[] = FABRIQ_LINK_LAYER_NAMES;
+static const char *const port_states[] = FABRIQ_PORT_STATE_NAMES;
+static const char *const phys_states[] = FABRIQ_PHYS_STATE_NAMES;
+static const char *const node_types[] = FABRIQ_NODE_TYPE_NAMES;
+static const char *const transports[] = FABRIQ_TRANSPORT_NAMES;
 
 /* Attribute names as Documentation/netlink/fabriq.yaml spells them. */
 static const char *const dev_attrs[] = {

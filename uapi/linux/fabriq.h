@@ -116,4 +116,41 @@ enum fabriq_port_phys_state {
 	FABRIQ_PHYS_PHY_TEST,
 };
 
+/*
+ * The words for these values, as debugfs and the fabriq CLI print them.
+ * Initializers for "static const char *const x[] = FABRIQ_..._NAMES;".
+ */
+#define FABRIQ_NODE_TYPE_NAMES {					\
+	[FABRIQ_NODE_UNKNOWN] = "unknown", [FABRIQ_NODE_CA] = "ca",	\
+	[FABRIQ_NODE_SWITCH] = "switch", [FABRIQ_NODE_ROUTER] = "router",	\
+	[FABRIQ_NODE_RNIC] = "rnic", [FABRIQ_NODE_USNIC] = "usnic",	\
+	[FABRIQ_NODE_USNIC_UDP] = "usnic_udp",				\
+	[FABRIQ_NODE_UNSPECIFIED] = "unspecified" }
+
+#define FABRIQ_TRANSPORT_NAMES {					\
+	[FABRIQ_TRANSPORT_IB] = "ib", [FABRIQ_TRANSPORT_IWARP] = "iwarp",	\
+	[FABRIQ_TRANSPORT_USNIC] = "usnic",				\
+	[FABRIQ_TRANSPORT_USNIC_UDP] = "usnic_udp",			\
+	[FABRIQ_TRANSPORT_UNKNOWN] = "unknown" }
+
+#define FABRIQ_LINK_LAYER_NAMES {					\
+	[FABRIQ_LINK_LAYER_UNSPECIFIED] = "unspecified",		\
+	[FABRIQ_LINK_LAYER_INFINIBAND] = "infiniband",			\
+	[FABRIQ_LINK_LAYER_ETHERNET] = "ethernet" }
+
+#define FABRIQ_PORT_STATE_NAMES {					\
+	[FABRIQ_PORT_NOP] = "NOP", [FABRIQ_PORT_DOWN] = "DOWN",		\
+	[FABRIQ_PORT_INIT] = "INIT", [FABRIQ_PORT_ARMED] = "ARMED",	\
+	[FABRIQ_PORT_ACTIVE] = "ACTIVE",				\
+	[FABRIQ_PORT_ACTIVE_DEFER] = "ACTIVE_DEFER" }
+
+#define FABRIQ_PHYS_STATE_NAMES {					\
+	[FABRIQ_PHYS_UNKNOWN] = "UNKNOWN", [FABRIQ_PHYS_SLEEP] = "SLEEP",	\
+	[FABRIQ_PHYS_POLLING] = "POLLING",				\
+	[FABRIQ_PHYS_DISABLED] = "DISABLED",				\
+	[FABRIQ_PHYS_CONFIG_TRAINING] = "PORT_CONFIGURATION_TRAINING",	\
+	[FABRIQ_PHYS_LINK_UP] = "LINK_UP",				\
+	[FABRIQ_PHYS_LINK_ERROR_RECOVERY] = "LINK_ERROR_RECOVERY",	\
+	[FABRIQ_PHYS_PHY_TEST] = "PHY_TEST" }
+
 #endif /* _UAPI_LINUX_FABRIQ_H */
