@@ -51,4 +51,19 @@ static inline struct net_device *fabriq_port_netdev(struct ib_device *ibdev, u32
 }
 #endif
 
+/* Bus attribute callbacks take a const bus_type since 6.4. */
+#ifdef FABRIQ_HAVE_CONST_BUS_TYPE
+#define FABRIQ_BUS_CONST const
+#else
+#define FABRIQ_BUS_CONST
+#endif
+
+/* ib_device_ops.create_cq takes the uverbs attribute bundle since 6.11. */
+#ifdef FABRIQ_HAVE_CREATE_CQ_ATTRS
+struct uverbs_attr_bundle;
+#define FABRIQ_CREATE_CQ_UARG struct uverbs_attr_bundle *attrs
+#else
+#define FABRIQ_CREATE_CQ_UARG struct ib_udata *udata
+#endif
+
 #endif /* _FABRIQ_COMPAT_H */

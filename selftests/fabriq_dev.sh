@@ -21,7 +21,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-fq -j monitor > "$tmp/mon.json" 2> "$tmp/mon.err" &
+"$FQ_CLI" -j monitor > "$tmp/mon.json" 2> "$tmp/mon.err" &
 mon=$!
 sleep 2
 

@@ -71,20 +71,26 @@ fq() { "$FQ_CLI" "$@"; }
 
 fq_loaded() { [ -d /sys/module/fabriq ]; }
 
-# Load fabriq.ko: modprobe when FABRIQ_MODPROBE=1 (DKMS), else insmod the
-# module built for this kernel after loading what it depends on.
+# fq_insmod NAME: insmod the module built for this kernel, after loading
+# what it depends on.
+fq_insmod() {
+	local ko=$FQ_KO_DIR/$1.ko dep
+	[ -d "/sys/module/$1" ] && return 0
+	[ -r "$ko" ] || { echo "$1.ko not built for $(uname -r) at $ko" >&2; return 1; }
+	for dep in $(modinfo -F depends "$ko" | tr ',' ' '); do
+		modprobe "$dep" || return 1
+	done
+	insmod "$ko"
+}
+
+# Load fabriq.ko: modprobe when FABRIQ_MODPROBE=1 (DKMS), else fq_insmod.
 fq_load_fabriq() {
 	fq_loaded && return 0
 	if [ "${FABRIQ_MODPROBE:-0}" = 1 ]; then
 		modprobe fabriq
 		return
 	fi
-	local ko=$FQ_KO_DIR/fabriq.ko dep
-	[ -r "$ko" ] || { echo "fabriq.ko not built for $(uname -r) at $ko" >&2; return 1; }
-	for dep in $(modinfo -F depends "$ko" | tr ',' ' '); do
-		modprobe "$dep" || return 1
-	done
-	insmod "$ko"
+	fq_insmod fabriq
 }
 
 fq_unload_fabriq() {
@@ -121,6 +127,11 @@ fq_rxe_teardown() {
 	done
 	true
 }
+
+# fabriq_sim devices: fq_sim_new "ID PORTS LL", fq_sim_del ID
+FQ_SIM_BUS=/sys/bus/fabriq_sim
+fq_sim_new() { echo "$1" > "$FQ_SIM_BUS/new_device"; }
+fq_sim_del() { echo "$1" > "$FQ_SIM_BUS/del_device"; }
 
 # Number of RDMA devices the core knows about.
 rdma_dev_count() { rdma -j dev show | jq length; }

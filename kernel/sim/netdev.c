@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netdev.c - the netdev behind each simulated RoCE port.
+ *
+ * An Ethernet device in the spirit of dummy/netdevsim: it drops what it
+ * is given and counts it, has carrier while administratively up, and is
+ * named fqsim<ID>p<PORT>.  Its private data stands alone (no pointer back
+ * to the HCA), so it may outlive the RDMA device by the time it takes to
+ * unregister.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/etherdevice.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+
+#include "fqsim.h"
+
+struct fqsim_netdev {
+	u32 id;
+	u32 port;
+};
+
+static netdev_tx_t fqsim_xmit(struct sk_buff *skb, struct net_device *ndev)
+{
+	dev_sw_netstats_tx_add(ndev, 1, skb->len);
+	dev_kfree_skb(skb);
+	return NETDEV_TX_OK;
+}
+
+static const struct net_device_ops fqsim_netdev_ops = {
+	.ndo_start_xmit = fqsim_xmit,
+	.ndo_get_stats64 = dev_get_tstats64,
+	.ndo_set_mac_address = eth_mac_addr,
+	.ndo_validate_addr = eth_validate_addr,
+};
+
+static void fqsim_netdev_setup(struct net_device *ndev)
+{
+	ether_setup(ndev);
+	ndev->netdev_ops = &fqsim_netdev_ops;
+	ndev->min_mtu = ETH_MIN_MTU;
+	ndev->max_mtu = 9000;
+	ndev->pcpu_stat_type = NETDEV_PCPU_STAT_TSTATS;
+}
+
+/**
+ * fqsim_netdev_create() - create and register the netdev for one port
+ * @id: device id
+ * @port: port number
+ *
+ * Context: process context; takes rtnl_lock.
+ * Return: the netdev, or an ERR_PTR.
+ */
+struct net_device *fqsim_netdev_create(u32 id, u32 port)
+{
+	struct fqsim_netdev *priv;
+	struct net_device *ndev;
+	char name[IFNAMSIZ];
+	int err;
+
+	snprintf(name, sizeof(name), "fqsim%up%u", id, port);
+	ndev = alloc_netdev(sizeof(*priv), name, NET_NAME_USER, fqsim_netdev_setup);
+	if (!ndev)
+		return ERR_PTR(-ENOMEM);
+	priv = netdev_priv(ndev);
+	priv->id = id;
+	priv->port = port;
+	eth_hw_addr_random(ndev);
+
+	err = register_netdev(ndev);
+	if (err) {
+		free_netdev(ndev);
+		return ERR_PTR(err);
+	}
+	return ndev;
+}
+
+/**
+ * fqsim_netdev_destroy() - unregister and free a port's netdev
+ * @ndev: the netdev; no RDMA device may still hold it
+ *
+ * Context: process context; takes rtnl_lock.
+ */
+void fqsim_netdev_destroy(struct net_device *ndev)
+{
+	unregister_netdev(ndev);
+	free_netdev(ndev);
+}
+
+/**
+ * fqsim_netdev_link_up() - whether the port's link is up
+ * @ndev: the port's netdev
+ *
+ * Context: any.  Return: true when up and with carrier.
+ */
+bool fqsim_netdev_link_up(struct net_device *ndev)
+{
+	return ndev && netif_running(ndev) && netif_carrier_ok(ndev);
+}
