@@ -8,7 +8,7 @@
 # readers hold references.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 20
+ktap_plan 26
 fq_insmod fabriq_sim || { ktap_not_ok "load fabriq_sim"; ktap_finish; }
 trap 'kill ${readers:-} 2>/dev/null; for i in 11 12 13 14; do fq_sim_del $i 2>/dev/null; done' EXIT
 
@@ -55,6 +55,29 @@ check_eq "fabriq: IB ports have LIDs and an SM LID" "46 47 1" \
 check_eq "rdma link: IB port 2 lid matches" "47" "$(rdma -j link show fqsim11/2 | jq -r '.[0].lid')"
 check_eq "fabriq: IB ports report 4X EDR, 100 Gb/s" "EDR 4X 100000" \
 	"$(fq -j dev show fqsim11 | jq -r '.[0].ports[0] | "\(.active_speed) \(.active_width) \(.rate_mbps)"')"
+
+# Link knobs: degraded speed/width and link down reach fabriq, with an event.
+L=/sys/kernel/debug/fabriq_sim/fqsim11/port1/link
+echo "speed HDR" > $L
+echo "width 1X" > $L
+check_eq "link knob: fabriq sees HDR 1X, 50 Gb/s" "HDR 1X 50000" \
+	"$(fq -j dev show fqsim11 | jq -r '.[0].ports[0] | "\(.active_speed) \(.active_width) \(.rate_mbps)"')"
+"$FQ_CLI" -j monitor count 1 > /tmp/fqsim_mon.json 2>&1 &
+mon=$!
+sleep 2
+echo down > $L
+wait_for 10 sh -c "! kill -0 $mon 2>/dev/null"
+kill $mon 2>/dev/null
+check_eq "link down: fabriq monitor gets port-change DOWN for fqsim11/1" "port-change fqsim11 1 DOWN" \
+	"$(jq -r '"\(.event) \(.name) \(.ports[0].port) \(.ports[0].state)"' < /tmp/fqsim_mon.json)"
+check_eq "link down: port 2 unaffected" "ACTIVE" \
+	"$(fq -j dev show fqsim11 | jq -r '.[0].ports[1].state')"
+echo up > $L
+check_eq "link up: ACTIVE again" "ACTIVE" "$(fq -j dev show fqsim11 | jq -r '.[0].ports[0].state')"
+echo down > /sys/kernel/debug/fabriq_sim/fqsim12/port1/link
+check_eq "RoCE link down drops the netdev's carrier" "0" "$(cat /sys/class/net/fqsim12p1/carrier)"
+echo up > /sys/kernel/debug/fabriq_sim/fqsim12/port1/link
+check_eq "link knob refuses junk" "Invalid argument" "$( (echo "speed XXX" > $L) 2>&1 | sed 's/.*write error: //')"
 
 # Bad control input: refused with an errno, the format in the log.
 bad() {	# bad FILE INPUT: prints the write error

@@ -25,12 +25,6 @@ struct fqsim_cq {
 	struct ib_cq ibcq;
 };
 
-static u64 fqsim_guid(const struct fqsim_dev *sdev, u32 port)
-{
-	/* locally administered, id and port visible when printed */
-	return 0x02fa000000000000ULL | ((u64)sdev->id << 16) | port;
-}
-
 static int fqsim_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 			      struct ib_udata *udata)
 {
@@ -55,11 +49,16 @@ static int fqsim_query_port(struct ib_device *ibdev, u32 port_num,
 {
 	struct fqsim_dev *sdev = to_fqsim(ibdev);
 	struct fqsim_port *port = &sdev->ports[port_num - 1];
-	bool up = true;
+	bool up;
 
 	/* The core zeroes *attr before calling. */
+	spin_lock(&port->lock);
+	up = !port->link_down;
+	attr->active_width = port->width;
+	attr->active_speed = port->speed;
+	spin_unlock(&port->lock);
 	if (sdev->link_layer == IB_LINK_LAYER_ETHERNET) {
-		up = fqsim_netdev_link_up(port->netdev);
+		up = up && fqsim_netdev_link_up(port->netdev);
 		attr->gid_tbl_len = 16;
 		attr->port_cap_flags = IB_PORT_CM_SUP;
 	} else {
@@ -75,8 +74,6 @@ static int fqsim_query_port(struct ib_device *ibdev, u32 port_num,
 	attr->active_mtu = IB_MTU_4096;
 	attr->pkey_tbl_len = 1;
 	attr->max_msg_sz = 1U << 31;
-	attr->active_width = IB_WIDTH_4X;
-	attr->active_speed = IB_SPEED_EDR;
 	return 0;
 }
 
@@ -119,7 +116,7 @@ static int fqsim_query_gid(struct ib_device *ibdev, u32 port_num, int index,
 	if (index > 0)
 		return -EINVAL;
 	gid->global.subnet_prefix = cpu_to_be64(0xfe80000000000000ULL);
-	gid->global.interface_id = cpu_to_be64(fqsim_guid(to_fqsim(ibdev), port_num));
+	gid->global.interface_id = cpu_to_be64(fqsim_port_guid(to_fqsim(ibdev), port_num));
 	return 0;
 }
 
@@ -229,10 +226,66 @@ static const struct ib_device_ops fqsim_ops = {
 	.get_dma_mr = fqsim_get_dma_mr,
 	.reg_user_mr = fqsim_reg_user_mr,
 	.dereg_mr = fqsim_dereg_mr,
+	.process_mad = fqsim_process_mad,
+	.alloc_hw_port_stats = fqsim_alloc_hw_port_stats,
+	.get_hw_stats = fqsim_get_hw_stats,
 
 	INIT_RDMA_OBJ_SIZE(ib_pd, fqsim_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_cq, fqsim_cq, ibcq),
 };
+
+/**
+ * fqsim_port_set_link() - force the link of a port down or let it up
+ * @port: the port
+ * @up: the new state
+ *
+ * RoCE ports also drop or regain carrier on their netdev.  Listeners get
+ * IB_EVENT_PORT_ERR or IB_EVENT_PORT_ACTIVE, as from a real HCA.
+ *
+ * Context: process context.
+ */
+void fqsim_port_set_link(struct fqsim_port *port, bool up)
+{
+	struct ib_event event = {
+		.device = &port->sdev->ibdev,
+		.element.port_num = port->num,
+		.event = up ? IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR,
+	};
+	bool was_up;
+
+	spin_lock(&port->lock);
+	was_up = !port->link_down;
+	port->link_down = !up;
+	spin_unlock(&port->lock);
+	if (was_up == up)
+		return;
+	if (!up)
+		atomic64_inc(&port->ib[FQSIM_IB_LINK_DOWNED]);
+	if (port->netdev) {
+		if (up)
+			netif_carrier_on(port->netdev);
+		else
+			netif_carrier_off(port->netdev);
+	}
+	ib_dispatch_event(&event);
+}
+
+/**
+ * fqsim_port_changed() - tell listeners a port's attributes changed
+ * @port: the port
+ *
+ * Context: process context.
+ */
+void fqsim_port_changed(struct fqsim_port *port)
+{
+	struct ib_event event = {
+		.device = &port->sdev->ibdev,
+		.element.port_num = port->num,
+		.event = IB_EVENT_PORT_ACTIVE,
+	};
+
+	ib_dispatch_event(&event);
+}
 
 static int fqsim_ports_init(struct fqsim_dev *sdev)
 {
@@ -245,6 +298,11 @@ static int fqsim_ports_init(struct fqsim_dev *sdev)
 		port->sdev = sdev;
 		port->num = i + 1;
 		port->lid = (sdev->id * FQSIM_MAX_PORTS + i + 2) & 0xbfff;
+		port->speed = IB_SPEED_EDR;
+		port->width = IB_WIDTH_4X;
+		spin_lock_init(&port->lock);
+		fqsim_smp_init(&port->smp);
+		INIT_DELAYED_WORK(&port->rate_work, fqsim_rate_work);
 		if (sdev->link_layer != IB_LINK_LAYER_ETHERNET)
 			continue;
 		port->netdev = fqsim_netdev_create(sdev->id, port->num);
@@ -302,7 +360,7 @@ struct fqsim_dev *fqsim_dev_create(u32 id, u32 num_ports, enum rdma_link_layer l
 	sdev->ibdev.node_type = RDMA_NODE_IB_CA;
 	sdev->ibdev.phys_port_cnt = num_ports;
 	sdev->ibdev.num_comp_vectors = 1;
-	sdev->ibdev.node_guid = cpu_to_be64(fqsim_guid(sdev, 0));
+	sdev->ibdev.node_guid = cpu_to_be64(fqsim_port_guid(sdev, 0));
 	strscpy(sdev->ibdev.node_desc, "fabriq_sim simulated HCA",
 		sizeof(sdev->ibdev.node_desc));
 	ib_set_device_ops(&sdev->ibdev, &fqsim_ops);
@@ -315,6 +373,7 @@ struct fqsim_dev *fqsim_dev_create(u32 id, u32 num_ports, enum rdma_link_layer l
 	err = ib_register_device(&sdev->ibdev, name, NULL);
 	if (err)
 		goto err_ports;
+	fqsim_debugfs_dev_add(sdev);
 	return sdev;
 
 err_ports:
@@ -334,6 +393,11 @@ err_ports:
  */
 void fqsim_dev_destroy(struct fqsim_dev *sdev)
 {
+	u32 i;
+
+	fqsim_debugfs_dev_del(sdev);
+	for (i = 0; i < sdev->num_ports; i++)
+		cancel_delayed_work_sync(&sdev->ports[i].rate_work);
 	ib_unregister_device(&sdev->ibdev);
 	fqsim_ports_fini(sdev);
 	ib_dealloc_device(&sdev->ibdev);

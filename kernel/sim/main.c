@@ -129,7 +129,13 @@ static struct bus_type fqsim_bus = {
 
 static int __init fqsim_init(void)
 {
-	return bus_register(&fqsim_bus);
+	int err;
+
+	fqsim_debugfs_init();
+	err = bus_register(&fqsim_bus);
+	if (err)
+		fqsim_debugfs_exit();
+	return err;
 }
 
 static void __exit fqsim_exit(void)
@@ -143,6 +149,7 @@ static void __exit fqsim_exit(void)
 		fqsim_dev_destroy(sdev);
 	}
 	mutex_unlock(&fqsim_devs_lock);
+	fqsim_debugfs_exit();
 }
 
 module_init(fqsim_init);

@@ -4,7 +4,8 @@
  *
  * An Ethernet device in the spirit of dummy/netdevsim: it drops what it
  * is given and counts it, has carrier while administratively up, and is
- * named fqsim<ID>p<PORT>.  Its private data stands alone (no pointer back
+ * named fqsim<ID>p<PORT>.  DCB (dcb.c) and ethtool statistics (ethtool.c)
+ * hang off it.  Its private data stands alone (no pointer back
  * to the HCA), so it may outlive the RDMA device by the time it takes to
  * unregister.
  */
@@ -15,11 +16,6 @@
 #include <linux/rtnetlink.h>
 
 #include "fqsim.h"
-
-struct fqsim_netdev {
-	u32 id;
-	u32 port;
-};
 
 static netdev_tx_t fqsim_xmit(struct sk_buff *skb, struct net_device *ndev)
 {
@@ -39,6 +35,8 @@ static void fqsim_netdev_setup(struct net_device *ndev)
 {
 	ether_setup(ndev);
 	ndev->netdev_ops = &fqsim_netdev_ops;
+	ndev->ethtool_ops = &fqsim_ethtool_ops;
+	ndev->dcbnl_ops = &fqsim_dcbnl_ops;
 	ndev->min_mtu = ETH_MIN_MTU;
 	ndev->max_mtu = 9000;
 	ndev->pcpu_stat_type = NETDEV_PCPU_STAT_TSTATS;
@@ -66,6 +64,7 @@ struct net_device *fqsim_netdev_create(u32 id, u32 port)
 	priv = netdev_priv(ndev);
 	priv->id = id;
 	priv->port = port;
+	fqsim_dcb_init(priv);
 	eth_hw_addr_random(ndev);
 
 	err = register_netdev(ndev);
