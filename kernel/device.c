@@ -16,6 +16,7 @@
 
 #include "compat.h"
 #include "fabriq.h"
+#include "fabriq_backend.h"
 
 /* protects fabriq_devs and every fabriq_dev.list; also fabriq_dev.name writes */
 static DEFINE_MUTEX(fabriq_devs_lock);
@@ -325,6 +326,9 @@ static void fabriq_ib_remove(struct ib_device *ibdev, void *client_data)
 	mutex_lock(&fdev->lock);
 	fdev->ibdev = NULL;
 	mutex_unlock(&fdev->lock);
+
+	/* A driver that forgot to withdraw its backend must not leave it here. */
+	fabriq_qos_backend_unregister(ibdev);
 
 	fabriq_nl_notify_dev(fdev, FABRIQ_CMD_DEV_DEL_NTF, NULL);
 	fabriq_dev_put(fdev);

@@ -107,6 +107,14 @@ void fabriq_nl_exit(void);
 void fabriq_nl_notify_dev(struct fabriq_dev *fdev, u8 cmd, const char *old_name);
 void fabriq_nl_notify_port(struct fabriq_dev *fdev, struct fabriq_port *port);
 
+/* qos_backend.c (the driver-facing half is in fabriq_backend.h) */
+struct fabriq_ecn_prio;
+void fabriq_qos_backend_name(struct ib_device *ibdev, char *buf, size_t len);
+int fabriq_qos_ecn_get(struct ib_device *ibdev, u32 port, u8 prio,
+		       struct fabriq_ecn_prio *ecn);
+int fabriq_qos_ecn_set(struct ib_device *ibdev, u32 port, u8 prio,
+		       const struct fabriq_ecn_prio *ecn, struct netlink_ext_ack *extack);
+
 /* debugfs.c */
 void fabriq_debugfs_init(void);
 void fabriq_debugfs_exit(void);

@@ -12,6 +12,7 @@
  *       fail_mads  IB ports: the next N MADs fail
  *       fail_dcb   RoCE ports: the next N DCB set calls fail with -EIO
  *       mad        IB ports, test hook: write a 256-byte MAD, read the reply
+ *       ecn        RoCE ports: ECN marking per priority, as fabriq set it
  *
  * COUNTER is a device counter (np_cnp_sent, rp_cnp_handled,
  * np_ecn_marked_roce_packets, rp_cnp_ignored, out_of_sequence,
@@ -176,6 +177,13 @@ static int fqsim_counters_show(struct seq_file *s, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(fqsim_counters);
+
+static int fqsim_ecn_file_show(struct seq_file *s, void *unused)
+{
+	fqsim_ecn_show(s, s->private);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(fqsim_ecn_file);
 
 /**
  * fqsim_rate_work() - add one tick's worth of every rate (100 ms)
@@ -481,6 +489,8 @@ void fqsim_debugfs_dev_add(struct fqsim_dev *sdev)
 
 			debugfs_create_atomic_t("fail_dcb", 0600, port->dbg_dir,
 						&priv->fail_dcb);
+			debugfs_create_file("ecn", 0444, port->dbg_dir, port,
+					    &fqsim_ecn_file_fops);
 		} else {
 			debugfs_create_atomic_t("fail_mads", 0600, port->dbg_dir,
 						&port->fail_mads);

@@ -18,6 +18,8 @@
 #include <rdma/ib_smi.h>
 #include <rdma/ib_verbs.h>
 
+#include "fabriq_backend.h"
+
 #define FQSIM_MAX_PORTS		4
 #define FQSIM_MAX_ID		9999
 
@@ -105,13 +107,14 @@ struct fqsim_smp_state {
  * @ib: injected IB port counters (enum fqsim_ib_counter)
  * @xmit_wait: injected PortXmitWait per VL
  * @fail_mads: the next this many MADs fail (IB_MAD_RESULT_FAILURE)
- * @lock: protects @smp, @link_down, @speed, @width and @rates
+ * @lock: protects @smp, @link_down, @speed, @width, @rates and @ecn
  * @smp: SL2VL, VL arbitration, VLHighLimit, OperVLs
  * @link_down: link forced down from debugfs
  * @speed: active speed (IB_SPEED_*), degradable from debugfs
  * @width: active width (IB_WIDTH_*), degradable from debugfs
  * @rates: counters that grow at a rate, driven by @rate_work
  * @rate_work: adds one tenth of each rate every 100 ms while any is set
+ * @ecn: ECN marking per priority, driven by fabriq through qos.c
  */
 struct fqsim_port {
 	struct fqsim_dev *sdev;
@@ -130,6 +133,7 @@ struct fqsim_port {
 	u8 width;
 	struct fqsim_rate rates[FQSIM_MAX_RATES];
 	struct delayed_work rate_work;
+	struct fabriq_ecn_prio ecn[FQSIM_NUM_PRIO];
 };
 
 /**
@@ -194,6 +198,12 @@ int fqsim_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
 /* ibdev.c: link changes from debugfs */
 void fqsim_port_set_link(struct fqsim_port *port, bool up);
 void fqsim_port_changed(struct fqsim_port *port);
+
+/* qos.c */
+struct seq_file;
+void fqsim_qos_attach(struct fqsim_dev *sdev);
+void fqsim_qos_detach(struct fqsim_dev *sdev);
+void fqsim_ecn_show(struct seq_file *s, struct fqsim_port *port);
 
 /* debugfs.c */
 void fqsim_debugfs_init(void);

@@ -374,6 +374,7 @@ struct fqsim_dev *fqsim_dev_create(u32 id, u32 num_ports, enum rdma_link_layer l
 	if (err)
 		goto err_ports;
 	fqsim_debugfs_dev_add(sdev);
+	fqsim_qos_attach(sdev);
 	return sdev;
 
 err_ports:
@@ -395,6 +396,7 @@ void fqsim_dev_destroy(struct fqsim_dev *sdev)
 {
 	u32 i;
 
+	fqsim_qos_detach(sdev);
 	fqsim_debugfs_dev_del(sdev);
 	for (i = 0; i < sdev->num_ports; i++)
 		cancel_delayed_work_sync(&sdev->ports[i].rate_work);

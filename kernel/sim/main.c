@@ -127,14 +127,42 @@ static struct bus_type fqsim_bus = {
 	.bus_groups = fqsim_bus_groups,
 };
 
+/* fabriq.ko came up after our devices: offer it their QoS backends. */
+static int fqsim_module_event(struct notifier_block *nb, unsigned long state, void *data)
+{
+	struct module *mod = data;
+	struct fqsim_dev *sdev;
+
+	if (state != MODULE_STATE_LIVE || strcmp(mod->name, "fabriq"))
+		return NOTIFY_DONE;
+	mutex_lock(&fqsim_devs_lock);
+	list_for_each_entry(sdev, &fqsim_devs, list)
+		fqsim_qos_attach(sdev);
+	mutex_unlock(&fqsim_devs_lock);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block fqsim_module_nb = {
+	.notifier_call = fqsim_module_event,
+};
+
 static int __init fqsim_init(void)
 {
 	int err;
 
 	fqsim_debugfs_init();
+	err = register_module_notifier(&fqsim_module_nb);
+	if (err)
+		goto err_debugfs;
 	err = bus_register(&fqsim_bus);
 	if (err)
-		fqsim_debugfs_exit();
+		goto err_notifier;
+	return 0;
+
+err_notifier:
+	unregister_module_notifier(&fqsim_module_nb);
+err_debugfs:
+	fqsim_debugfs_exit();
 	return err;
 }
 
@@ -143,6 +171,7 @@ static void __exit fqsim_exit(void)
 	struct fqsim_dev *sdev, *tmp;
 
 	bus_unregister(&fqsim_bus);
+	unregister_module_notifier(&fqsim_module_nb);
 	mutex_lock(&fqsim_devs_lock);
 	list_for_each_entry_safe(sdev, tmp, &fqsim_devs, list) {
 		list_del(&sdev->list);
