@@ -343,7 +343,7 @@ static ssize_t fqsim_link_write(struct file *file, const char __user *ubuf,
 {
 	struct fqsim_port *port = ((struct seq_file *)file->private_data)->private;
 	char buf[32], *cmd, *word;
-	int i;
+	int sp = -1, w = -1;
 
 	cmd = fqsim_read_cmd(ubuf, count, buf, sizeof(buf));
 	if (IS_ERR(cmd))
@@ -357,25 +357,19 @@ static ssize_t fqsim_link_write(struct file *file, const char __user *ubuf,
 		fqsim_port_set_link(port, false);
 		return count;
 	}
-	if (!strcmp(word, "speed") && cmd) {
-		i = match_string(fqsim_speed_names, ARRAY_SIZE(fqsim_speed_names), cmd);
-		if (i >= 0) {
-			spin_lock(&port->lock);
-			port->speed = fqsim_speeds[i];
-			spin_unlock(&port->lock);
-			fqsim_port_changed(port);
-			return count;
-		}
-	}
-	if (!strcmp(word, "width") && cmd) {
-		i = match_string(fqsim_width_names, ARRAY_SIZE(fqsim_width_names), cmd);
-		if (i >= 0) {
-			spin_lock(&port->lock);
-			port->width = fqsim_widths[i];
-			spin_unlock(&port->lock);
-			fqsim_port_changed(port);
-			return count;
-		}
+	if (cmd && !strcmp(word, "speed"))
+		sp = match_string(fqsim_speed_names, ARRAY_SIZE(fqsim_speed_names), cmd);
+	else if (cmd && !strcmp(word, "width"))
+		w = match_string(fqsim_width_names, ARRAY_SIZE(fqsim_width_names), cmd);
+	if (sp >= 0 || w >= 0) {
+		spin_lock(&port->lock);
+		if (sp >= 0)
+			port->speed = fqsim_speeds[sp];
+		if (w >= 0)
+			port->width = fqsim_widths[w];
+		spin_unlock(&port->lock);
+		fqsim_port_changed(port);
+		return count;
 	}
 	pr_err("link: expected \"up\", \"down\", \"speed SDR|DDR|QDR|FDR10|FDR|EDR|HDR\" or \"width 1X|4X|8X|12X\"\n");
 	return -EINVAL;
