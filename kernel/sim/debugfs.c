@@ -456,8 +456,11 @@ static const struct file_operations fqsim_mad_fops = {
 };
 
 /**
- * fqsim_debugfs_dev_add() - create fqsim<ID>/port<N>/{inject,counters}
+ * fqsim_debugfs_dev_add() - create the knobs under fqsim<ID>/port<N>/
  * @sdev: a registered device
+ *
+ * Every port gets inject, rate, counters and link; InfiniBand ports also
+ * fail_mads and the mad hook, RoCE ports fail_dcb and ecn.
  *
  * Context: process context.
  */
