@@ -7,6 +7,7 @@
 #ifndef _FABRIQ_COMPAT_H
 #define _FABRIQ_COMPAT_H
 
+#include <linux/netlink.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
@@ -64,6 +65,20 @@ struct uverbs_attr_bundle;
 #define FABRIQ_CREATE_CQ_UARG struct uverbs_attr_bundle *attrs
 #else
 #define FABRIQ_CREATE_CQ_UARG struct ib_udata *udata
+#endif
+
+/*
+ * Formatted extack messages exist since 6.2 (at most 79 characters).  On
+ * older kernels the message must be a static string: @fixed says the same
+ * without the values.
+ */
+#ifdef NL_SET_ERR_MSG_FMT
+#define FABRIQ_ERR_FMT(extack, fixed, fmt, ...) NL_SET_ERR_MSG_FMT(extack, fmt, ##__VA_ARGS__)
+#else
+#define FABRIQ_ERR_FMT(extack, fixed, fmt, ...) do {			\
+	NL_SET_ERR_MSG(extack, fixed);					\
+	no_printk(fmt, ##__VA_ARGS__);					\
+} while (0)
 #endif
 
 #endif /* _FABRIQ_COMPAT_H */

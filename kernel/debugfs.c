@@ -3,9 +3,8 @@
  * debugfs.c - the /sys/kernel/debug/fabriq/ tree (human-readable, not ABI).
  *
  *   fabriq/devices/<dev>/port<N>/info   port snapshot, one "key value" per line
- *   fabriq/devices/<dev>/port<N>/ecn    ECN marking per priority through the
- *                                       device's QoS backend; write
- *                                       "prio P enable 0|1 min B max B prob PCT"
+ *   fabriq/devices/<dev>/port<N>/qos    QoS: intent, hardware read-back and
+ *                                       drift per field (qos.c), read-only
  *
  * Files point at fabriq_port objects; debugfs_remove_recursive() waits for
  * readers in flight, and device.c removes a device's tree before it lets
@@ -15,10 +14,8 @@
 
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
-#include <linux/uaccess.h>
 
 #include "fabriq.h"
-#include "fabriq_backend.h"
 
 static struct dentry *fabriq_dbg_root;
 static struct dentry *fabriq_dbg_devices;
@@ -73,68 +70,13 @@ static int fabriq_port_info_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(fabriq_port_info);
 
-static int fabriq_port_ecn_show(struct seq_file *s, void *unused)
+static int fabriq_port_qos_show(struct seq_file *s, void *unused)
 {
 	struct fabriq_port *port = s->private;
-	struct fabriq_dev *fdev = port->fdev;
-	struct fabriq_ecn_prio ecn;
-	int err = -ENODEV;
-	u8 prio;
 
-	mutex_lock(&fdev->lock);
-	for (prio = 0; fdev->ibdev && prio < FABRIQ_QOS_NUM_PRIO; prio++) {
-		err = fabriq_qos_ecn_get(fdev->ibdev, port->num, prio, &ecn);
-		if (err)
-			break;
-		seq_printf(s, "prio %u enable %u min %u max %u prob %u\n", prio,
-			   ecn.enable, ecn.min_bytes, ecn.max_bytes, ecn.max_prob);
-	}
-	mutex_unlock(&fdev->lock);
-	return err;
+	return fabriq_qos_debugfs_show(s, port->fdev, port);
 }
-
-static int fabriq_port_ecn_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, fabriq_port_ecn_show, inode->i_private);
-}
-
-static ssize_t fabriq_port_ecn_write(struct file *file, const char __user *ubuf,
-				     size_t count, loff_t *ppos)
-{
-	struct fabriq_port *port = ((struct seq_file *)file->private_data)->private;
-	struct fabriq_dev *fdev = port->fdev;
-	struct fabriq_ecn_prio ecn = {};
-	unsigned int prio, enable, prob;
-	char buf[96], extra;
-	int err = -ENODEV;
-
-	if (count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-	if (sscanf(buf, "prio %u enable %u min %u max %u prob %u %c", &prio, &enable,
-		   &ecn.min_bytes, &ecn.max_bytes, &prob, &extra) != 5 ||
-	    prio > U8_MAX || enable > 1 || prob > U8_MAX)
-		return -EINVAL;
-	ecn.enable = enable;
-	ecn.max_prob = prob;
-
-	mutex_lock(&fdev->lock);
-	if (fdev->ibdev)
-		err = fabriq_qos_ecn_set(fdev->ibdev, port->num, prio, &ecn, NULL);
-	mutex_unlock(&fdev->lock);
-	return err ? err : count;
-}
-
-static const struct file_operations fabriq_port_ecn_fops = {
-	.owner = THIS_MODULE,
-	.open = fabriq_port_ecn_open,
-	.read = seq_read,
-	.write = fabriq_port_ecn_write,
-	.llseek = seq_lseek,
-	.release = single_release,
-};
+DEFINE_SHOW_ATTRIBUTE(fabriq_port_qos);
 
 /**
  * fabriq_debugfs_dev_add() - create devices/<dev>/port<N>/info
@@ -155,8 +97,8 @@ void fabriq_debugfs_dev_add(struct fabriq_dev *fdev)
 		port->dbg_dir = debugfs_create_dir(name, fdev->dbg_dir);
 		debugfs_create_file("info", 0444, port->dbg_dir, port,
 				    &fabriq_port_info_fops);
-		debugfs_create_file("ecn", 0600, port->dbg_dir, port,
-				    &fabriq_port_ecn_fops);
+		debugfs_create_file("qos", 0444, port->dbg_dir, port,
+				    &fabriq_port_qos_fops);
 	}
 }
 

@@ -189,11 +189,34 @@ int fabriq_port_query(struct fabriq_dev *fdev, struct fabriq_port *port,
 	return 0;
 }
 
+/**
+ * fabriq_dev_port() - a device's port by number
+ * @fdev: the device
+ * @num: port number as the verbs know it
+ *
+ * Return: the port, or NULL if the device has no such port.
+ */
+struct fabriq_port *fabriq_dev_port(struct fabriq_dev *fdev, u32 num)
+{
+	if (num < fdev->start_port || num - fdev->start_port >= fdev->num_ports)
+		return NULL;
+	return &fdev->ports[num - fdev->start_port];
+}
+
 static void fabriq_port_event_work(struct work_struct *work)
 {
 	struct fabriq_port *port = container_of(work, struct fabriq_port, event_work);
+	struct fabriq_port_info pi;
+	int err;
 
 	fabriq_nl_notify_port(port->fdev, port);
+
+	/* A port that came up may have lost its QoS with the link. */
+	mutex_lock(&port->fdev->lock);
+	err = fabriq_port_query(port->fdev, port, &pi);
+	mutex_unlock(&port->fdev->lock);
+	if (!err && pi.state == FABRIQ_PORT_ACTIVE)
+		fabriq_qos_port_active(port->fdev, port);
 }
 
 static void fabriq_event_handler(struct ib_event_handler *handler,
@@ -302,6 +325,8 @@ static int fabriq_ib_add(struct ib_device *ibdev)
 	fabriq_dev_link(fdev);
 	fabriq_debugfs_dev_add(fdev);
 	fabriq_nl_notify_dev(fdev, FABRIQ_CMD_DEV_ADD_NTF, NULL);
+	if (!fdev->unsupported)
+		fabriq_qos_dev_added(fdev);
 	dev_dbg(&ibdev->dev, "fabriq: attached%s\n", fdev->unsupported ? " (unsupported)" : "");
 	return 0;
 }
@@ -346,6 +371,7 @@ static void fabriq_ib_rename(struct ib_device *ibdev, void *client_data)
 	mutex_unlock(&fdev->lock);
 	mutex_unlock(&fabriq_devs_lock);
 
+	fabriq_qos_dev_renamed(old_name, fdev->name);
 	fabriq_debugfs_dev_rename(fdev);
 	fabriq_nl_notify_dev(fdev, FABRIQ_CMD_DEV_RENAME_NTF, old_name);
 }

@@ -2,7 +2,7 @@
 /*
  * fabriq.h - private structures of fabriq.ko and the prototypes of each file.
  *
- * Lock order: fabriq_devs_lock, then fabriq_dev.lock.
+ * Lock order: fabriq_devs_lock, then fabriq_dev.lock (qos.h has the rest).
  */
 #ifndef _FABRIQ_H
 #define _FABRIQ_H
@@ -98,6 +98,7 @@ struct fabriq_dev *fabriq_dev_get_by_index(u32 index);
 struct fabriq_dev *fabriq_dev_get_by_name(const char *name);
 struct fabriq_dev *fabriq_dev_get_next(u32 index);
 void fabriq_dev_put(struct fabriq_dev *fdev);
+struct fabriq_port *fabriq_dev_port(struct fabriq_dev *fdev, u32 num);
 int fabriq_port_query(struct fabriq_dev *fdev, struct fabriq_port *port,
 		      struct fabriq_port_info *info);
 
@@ -106,6 +107,12 @@ int fabriq_nl_init(void);
 void fabriq_nl_exit(void);
 void fabriq_nl_notify_dev(struct fabriq_dev *fdev, u8 cmd, const char *old_name);
 void fabriq_nl_notify_port(struct fabriq_dev *fdev, struct fabriq_port *port);
+struct genl_info;
+struct fabriq_dev *fabriq_nl_dev_lookup(struct genl_info *info, int index_type,
+					int name_type);
+void *fabriq_nl_put_hdr(struct sk_buff *skb, u32 portid, u32 seq, int flags, u8 cmd);
+bool fabriq_nl_has_listeners(void);
+void fabriq_nl_send_event(struct sk_buff *msg);
 
 /* qos_backend.c (the driver-facing half is in fabriq_backend.h) */
 struct fabriq_ecn_prio;
@@ -114,6 +121,14 @@ int fabriq_qos_ecn_get(struct ib_device *ibdev, u32 port, u8 prio,
 		       struct fabriq_ecn_prio *ecn);
 int fabriq_qos_ecn_set(struct ib_device *ibdev, u32 port, u8 prio,
 		       const struct fabriq_ecn_prio *ecn, struct netlink_ext_ack *extack);
+
+/* qos.c: what the device and debugfs files tell the QoS intent store */
+struct seq_file;
+void fabriq_qos_dev_added(struct fabriq_dev *fdev);
+void fabriq_qos_port_active(struct fabriq_dev *fdev, struct fabriq_port *port);
+void fabriq_qos_dev_renamed(const char *old_name, const char *new_name);
+int fabriq_qos_debugfs_show(struct seq_file *s, struct fabriq_dev *fdev,
+			    struct fabriq_port *port);
 
 /* debugfs.c */
 void fabriq_debugfs_init(void);

@@ -17,11 +17,10 @@
 
 #include <linux/module.h>
 #include <linux/types.h>
+#include <linux/fabriq.h>
 
 struct ib_device;
 struct netlink_ext_ack;
-
-#define FABRIQ_QOS_NUM_PRIO	8
 
 /**
  * struct fabriq_ecn_prio - ECN marking of one priority at the device
@@ -44,6 +43,10 @@ struct fabriq_ecn_prio {
  * @ecn_get: read one priority's ECN marking from the device
  * @ecn_set: program one priority's ECN marking; fabriq has checked
  *	min_bytes <= max_bytes and max_prob 1-100 already
+ * @trust_get: optional; read which header field (enum fabriq_qos_trust)
+ *	classifies received packets, for kernels whose DCB has no APP trust
+ *	table (dcbnl_setapptrust, 6.2 and later); called without rtnl_lock
+ * @trust_set: optional; program it
  */
 struct fabriq_qos_backend_ops {
 	const char *name;
@@ -52,6 +55,9 @@ struct fabriq_qos_backend_ops {
 		       struct fabriq_ecn_prio *ecn);
 	int (*ecn_set)(struct ib_device *ibdev, u32 port, u8 prio,
 		       const struct fabriq_ecn_prio *ecn, struct netlink_ext_ack *extack);
+	int (*trust_get)(struct ib_device *ibdev, u32 port, u8 *trust);
+	int (*trust_set)(struct ib_device *ibdev, u32 port, u8 trust,
+			 struct netlink_ext_ack *extack);
 };
 
 int fabriq_qos_backend_register(struct ib_device *ibdev,

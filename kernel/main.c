@@ -11,6 +11,7 @@
 #include <linux/module.h>
 
 #include "fabriq.h"
+#include "qos.h"
 
 #define FABRIQ_VERSION "0.1.0"
 
@@ -24,13 +25,19 @@ static int __init fabriq_init(void)
 	if (err)
 		goto err_debugfs;
 
-	err = fabriq_device_init();
+	err = fabriq_qos_init();
 	if (err)
 		goto err_nl;
+
+	err = fabriq_device_init();
+	if (err)
+		goto err_qos;
 
 	pr_info("version " FABRIQ_VERSION " loaded\n");
 	return 0;
 
+err_qos:
+	fabriq_qos_exit();
 err_nl:
 	fabriq_nl_exit();
 err_debugfs:
@@ -41,6 +48,7 @@ err_debugfs:
 static void __exit fabriq_exit(void)
 {
 	fabriq_device_exit();
+	fabriq_qos_exit();
 	fabriq_nl_exit();
 	fabriq_debugfs_exit();
 	pr_info("unloaded\n");

@@ -17,6 +17,7 @@
 #include <net/netlink.h>
 
 #include "fabriq.h"
+#include "qos.h"
 
 enum fabriq_nl_mcgrp {
 	FABRIQ_NLGRP_EVENTS,
@@ -187,10 +188,20 @@ err_unlock:
 	return err;
 }
 
-static struct fabriq_dev *fabriq_nl_dev_lookup(struct genl_info *info)
+/**
+ * fabriq_nl_dev_lookup() - the device a request names
+ * @info: the request
+ * @index_type: its attribute that carries the device index ("dev-index")
+ * @name_type: its attribute that carries the device name ("dev-name")
+ *
+ * Context: process context.
+ * Return: the device with a reference, or an ERR_PTR with extack set.
+ */
+struct fabriq_dev *fabriq_nl_dev_lookup(struct genl_info *info, int index_type,
+					int name_type)
 {
-	struct nlattr *index = info->attrs[FABRIQ_A_DEV_INDEX];
-	struct nlattr *name = info->attrs[FABRIQ_A_DEV_NAME];
+	struct nlattr *index = info->attrs[index_type];
+	struct nlattr *name = info->attrs[name_type];
 	struct fabriq_dev *fdev;
 
 	if (!index && !name) {
@@ -224,7 +235,7 @@ static int fabriq_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *msg;
 	int err;
 
-	fdev = fabriq_nl_dev_lookup(info);
+	fdev = fabriq_nl_dev_lookup(info, FABRIQ_A_DEV_INDEX, FABRIQ_A_DEV_NAME);
 	if (IS_ERR(fdev))
 		return PTR_ERR(fdev);
 
@@ -294,6 +305,20 @@ static const struct genl_ops fabriq_nl_ops[] = {
 		.policy = fabriq_nl_dev_get_policy,
 		.maxattr = FABRIQ_A_DEV_MAX,
 	},
+	{
+		.cmd = FABRIQ_CMD_QOS_GET,
+		.doit = fabriq_nl_qos_get_doit,
+		.dumpit = fabriq_nl_qos_get_dumpit,
+		.policy = fabriq_nl_qos_policy,
+		.maxattr = FABRIQ_A_QOS_MAX,
+	},
+	{
+		.cmd = FABRIQ_CMD_QOS_SET,
+		.doit = fabriq_nl_qos_set_doit,
+		.policy = fabriq_nl_qos_policy,
+		.maxattr = FABRIQ_A_QOS_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
 };
 
 static struct genl_family fabriq_nl_family __ro_after_init = {
@@ -307,6 +332,40 @@ static struct genl_family fabriq_nl_family __ro_after_init = {
 	.mcgrps = fabriq_nl_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(fabriq_nl_mcgrps),
 };
+
+/**
+ * fabriq_nl_put_hdr() - start a message of the family
+ * @skb: message buffer
+ * @portid: netlink port of the requester, 0 for notifications
+ * @seq: sequence number of the request
+ * @flags: NLM_F_* flags
+ * @cmd: FABRIQ_CMD_*
+ *
+ * Return: the user header, or NULL when @skb is full.
+ */
+void *fabriq_nl_put_hdr(struct sk_buff *skb, u32 portid, u32 seq, int flags, u8 cmd)
+{
+	return genlmsg_put(skb, portid, seq, &fabriq_nl_family, flags, cmd);
+}
+
+/**
+ * fabriq_nl_has_listeners() - is anybody in the events group?
+ */
+bool fabriq_nl_has_listeners(void)
+{
+	return genl_has_listeners(&fabriq_nl_family, &init_net, FABRIQ_NLGRP_EVENTS);
+}
+
+/**
+ * fabriq_nl_send_event() - send a finished message to the events group
+ * @msg: the message; consumed
+ *
+ * Context: process context.
+ */
+void fabriq_nl_send_event(struct sk_buff *msg)
+{
+	genlmsg_multicast(&fabriq_nl_family, msg, 0, FABRIQ_NLGRP_EVENTS, GFP_KERNEL);
+}
 
 static void fabriq_nl_multicast(struct fabriq_dev *fdev, u8 cmd, const char *old_name,
 				bool with_ports, struct fabriq_port *only)

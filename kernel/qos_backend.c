@@ -16,6 +16,7 @@
 
 #include "fabriq.h"
 #include "fabriq_backend.h"
+#include "qos.h"
 
 struct fabriq_qos_backend {
 	struct list_head list;
@@ -171,6 +172,70 @@ int fabriq_qos_ecn_set(struct ib_device *ibdev, u32 port, u8 prio,
 		err = b->ops->ecn_set(ibdev, port, prio, ecn, extack);
 	else
 		NL_SET_ERR_MSG(extack, "the device has no QoS backend for ECN");
+	mutex_unlock(&fabriq_qos_backends_lock);
+	return err;
+}
+
+/**
+ * fabriq_qos_backend_has_trust() - can the device's backend program trust?
+ * @ibdev: the device
+ *
+ * Context: process context.
+ */
+bool fabriq_qos_backend_has_trust(struct ib_device *ibdev)
+{
+	struct fabriq_qos_backend *b;
+	bool ret;
+
+	mutex_lock(&fabriq_qos_backends_lock);
+	b = fabriq_qos_backend_find(ibdev);
+	ret = b && b->ops->trust_get && b->ops->trust_set;
+	mutex_unlock(&fabriq_qos_backends_lock);
+	return ret;
+}
+
+/**
+ * fabriq_qos_trust_get() - read a port's trust through the backend
+ * @ibdev: the device
+ * @port: port number
+ * @trust: receives enum fabriq_qos_trust
+ *
+ * Context: process context.  Return: 0, -EOPNOTSUPP, or the backend's error.
+ */
+int fabriq_qos_trust_get(struct ib_device *ibdev, u32 port, u8 *trust)
+{
+	struct fabriq_qos_backend *b;
+	int err = -EOPNOTSUPP;
+
+	mutex_lock(&fabriq_qos_backends_lock);
+	b = fabriq_qos_backend_find(ibdev);
+	if (b && b->ops->trust_get)
+		err = b->ops->trust_get(ibdev, port, trust);
+	mutex_unlock(&fabriq_qos_backends_lock);
+	return err;
+}
+
+/**
+ * fabriq_qos_trust_set() - program a port's trust through the backend
+ * @ibdev: the device
+ * @port: port number
+ * @trust: enum fabriq_qos_trust
+ * @extack: for the reason of a refusal
+ *
+ * Context: process context.  Return: 0, -EOPNOTSUPP, or the backend's error.
+ */
+int fabriq_qos_trust_set(struct ib_device *ibdev, u32 port, u8 trust,
+			 struct netlink_ext_ack *extack)
+{
+	struct fabriq_qos_backend *b;
+	int err = -EOPNOTSUPP;
+
+	mutex_lock(&fabriq_qos_backends_lock);
+	b = fabriq_qos_backend_find(ibdev);
+	if (b && b->ops->trust_set)
+		err = b->ops->trust_set(ibdev, port, trust, extack);
+	else
+		NL_SET_ERR_MSG(extack, "trust: neither DCB APP trust nor a driver backend");
 	mutex_unlock(&fabriq_qos_backends_lock);
 	return err;
 }

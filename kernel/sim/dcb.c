@@ -28,6 +28,7 @@ void fqsim_dcb_init(struct fqsim_netdev *priv)
 	priv->ets.ets_cap = FQSIM_NUM_PRIO;
 	priv->ets.tc_tx_bw[0] = 100;
 	priv->ets.tc_tsa[0] = IEEE_8021QAZ_TSA_ETS;
+	priv->trust = FABRIQ_QOS_TRUST_PCP;
 }
 
 /* A failure injected from debugfs (fail_dcb) for the next set call. */
@@ -157,6 +158,37 @@ static u8 fqsim_setdcbx(struct net_device *ndev, u8 mode)
 	return 0;
 }
 
+#ifdef FABRIQ_HAVE_DCB_APPTRUST
+/* APP trust (6.2+): one selector, PCP or DSCP, like mlx5's trust modes. */
+static int fqsim_setapptrust(struct net_device *ndev, u8 *selectors, int nselectors)
+{
+	struct fqsim_netdev *priv = netdev_priv(ndev);
+	int err = fqsim_dcb_fail(ndev);
+
+	if (err)
+		return err;
+	if (nselectors != 1)
+		return -EOPNOTSUPP;
+	if (selectors[0] == IEEE_8021QAZ_APP_SEL_DSCP)
+		priv->trust = FABRIQ_QOS_TRUST_DSCP;
+	else if (selectors[0] == DCB_APP_SEL_PCP)
+		priv->trust = FABRIQ_QOS_TRUST_PCP;
+	else
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+static int fqsim_getapptrust(struct net_device *ndev, u8 *selectors, int *nselectors)
+{
+	struct fqsim_netdev *priv = netdev_priv(ndev);
+
+	selectors[0] = priv->trust == FABRIQ_QOS_TRUST_DSCP ? IEEE_8021QAZ_APP_SEL_DSCP :
+							       DCB_APP_SEL_PCP;
+	*nselectors = 1;
+	return 0;
+}
+#endif
+
 const struct dcbnl_rtnl_ops fqsim_dcbnl_ops = {
 	.ieee_getpfc = fqsim_ieee_getpfc,
 	.ieee_setpfc = fqsim_ieee_setpfc,
@@ -166,4 +198,8 @@ const struct dcbnl_rtnl_ops fqsim_dcbnl_ops = {
 	.ieee_delapp = fqsim_ieee_delapp,
 	.getdcbx = fqsim_getdcbx,
 	.setdcbx = fqsim_setdcbx,
+#ifdef FABRIQ_HAVE_DCB_APPTRUST
+	.dcbnl_setapptrust = fqsim_setapptrust,
+	.dcbnl_getapptrust = fqsim_getapptrust,
+#endif
 };

@@ -12,7 +12,10 @@
  *       fail_mads  IB ports: the next N MADs fail
  *       fail_dcb   RoCE ports: the next N DCB set calls fail with -EIO
  *       mad        IB ports, test hook: write a 256-byte MAD, read the reply
- *       ecn        RoCE ports: ECN marking per priority, as fabriq set it
+ *       ecn        RoCE ports: ECN marking per priority and the trust mode,
+ *                  as fabriq set them
+ *       smp        IB ports: SL2VL, VLArb high/low, VLHighLimit, OperVLs
+ *                  as the SMA holds them
  *
  * COUNTER is a device counter (np_cnp_sent, rp_cnp_handled,
  * np_ecn_marked_roce_packets, rp_cnp_ignored, out_of_sequence,
@@ -184,6 +187,13 @@ static int fqsim_ecn_file_show(struct seq_file *s, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(fqsim_ecn_file);
+
+static int fqsim_smp_file_show(struct seq_file *s, void *unused)
+{
+	fqsim_smp_show(s, s->private);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(fqsim_smp_file);
 
 /**
  * fqsim_rate_work() - add one tick's worth of every rate (100 ms)
@@ -493,6 +503,8 @@ void fqsim_debugfs_dev_add(struct fqsim_dev *sdev)
 						&port->fail_mads);
 			debugfs_create_file("mad", 0600, port->dbg_dir, port,
 					    &fqsim_mad_fops);
+			debugfs_create_file("smp", 0444, port->dbg_dir, port,
+					    &fqsim_smp_file_fops);
 		}
 	}
 }

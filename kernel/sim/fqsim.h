@@ -66,6 +66,7 @@ enum fqsim_ib_counter {
  * @dcbx: DCBX mode (DCB_CAP_DCBX_*); under rtnl_lock
  * @pfc: IEEE PFC configuration; under rtnl_lock
  * @ets: IEEE ETS configuration; under rtnl_lock
+ * @trust: enum fabriq_qos_trust, what classifies received packets; under rtnl_lock
  * @pause: injected pause counters, [counter][priority]
  * @fail_dcb: the next this many DCB set calls fail with -EIO
  */
@@ -75,6 +76,7 @@ struct fqsim_netdev {
 	u8 dcbx;
 	struct ieee_pfc pfc;
 	struct ieee_ets ets;
+	u8 trust;
 	atomic64_t pause[FQSIM_PAUSE_NUM][FQSIM_NUM_PRIO];
 	atomic_t fail_dcb;
 };
@@ -204,6 +206,9 @@ struct seq_file;
 void fqsim_qos_attach(struct fqsim_dev *sdev);
 void fqsim_qos_detach(struct fqsim_dev *sdev);
 void fqsim_ecn_show(struct seq_file *s, struct fqsim_port *port);
+
+/* mad.c: the SMA's tables, for debugfs */
+void fqsim_smp_show(struct seq_file *s, struct fqsim_port *port);
 
 /* debugfs.c */
 void fqsim_debugfs_init(void);

@@ -13,9 +13,11 @@
  * a Set with a value out of range with "invalid attribute value", and the
  * state is left as it was.  Counter values come from the port's counters,
  * which only the debugfs injection knobs raise.  fabriq (and the core's
- * sysfs PMA reader) call ib_device_ops.process_mad directly.
+ * sysfs PMA reader) call ib_device_ops.process_mad directly.  debugfs
+ * shows the SMA's tables (fqsim_smp_show) so tests can check them.
  */
 #include <linux/bitfield.h>
+#include <linux/seq_file.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_pma.h>
 #include <rdma/ib_smi.h>
@@ -391,4 +393,42 @@ int fqsim_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
 	}
 	*out_mad_size = sizeof(*out);
 	return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY;
+}
+
+static void fqsim_vlarb_show(struct seq_file *s, const char *name,
+			     const struct ib_vl_weight_elem *t)
+{
+	int i;
+
+	seq_printf(s, "%s ", name);
+	for (i = 0; i < FQSIM_VLARB_CAP; i++)
+		seq_printf(s, "%s%u:%u", i ? "," : "", t[i].vl & 0xf, t[i].weight);
+	seq_putc(s, '\n');
+}
+
+/**
+ * fqsim_smp_show() - the SMA's tables as the port holds them, for debugfs
+ * @s: the seq_file
+ * @port: an InfiniBand port
+ *
+ * Every VLArb entry is shown, used or not; oper_vls is a count of VLs.
+ *
+ * Context: process context; takes the port lock.
+ */
+void fqsim_smp_show(struct seq_file *s, struct fqsim_port *port)
+{
+	struct fqsim_smp_state smp;
+	int i;
+
+	spin_lock(&port->lock);
+	smp = port->smp;
+	spin_unlock(&port->lock);
+	seq_puts(s, "sl2vl ");
+	for (i = 0; i < FQSIM_NUM_SL; i++)
+		seq_printf(s, "%s%d:%u", i ? "," : "", i, smp.sl2vl[i]);
+	seq_putc(s, '\n');
+	fqsim_vlarb_show(s, "vlarb_high", smp.vlarb_high);
+	fqsim_vlarb_show(s, "vlarb_low", smp.vlarb_low);
+	seq_printf(s, "vl_high_limit %u\noper_vls %d\n", smp.vl_high_limit,
+		   fqsim_vls(smp.oper_vls));
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * qos.c - the simulated HCA as a fabriq QoS backend: per-port,
- * per-priority ECN marking (enable, thresholds, probability) that fabriq
- * drives through the ops table of fabriq_backend.h.
+ * per-priority ECN marking (enable, thresholds, probability) and the trust
+ * mode (for kernels without DCB APP trust) that fabriq drives through the
+ * ops table of fabriq_backend.h.
  *
  * fabriq_sim must load and work without fabriq.ko, so it finds fabriq's
  * registration functions with symbol_get() when a device is created, and
@@ -13,6 +14,7 @@
 
 #include <linux/module.h>
 #include <linux/notifier.h>
+#include <linux/rtnetlink.h>
 #include <linux/seq_file.h>
 
 #include "fabriq_backend.h"
@@ -52,11 +54,56 @@ static int fqsim_ecn_set(struct ib_device *ibdev, u32 port_num, u8 prio,
 	return 0;
 }
 
+/* The netdev of a RoCE port, or NULL. */
+static struct net_device *fqsim_port_ndev(struct ib_device *ibdev, u32 port_num)
+{
+	struct fqsim_dev *sdev = to_fqsim(ibdev);
+
+	if (port_num < 1 || port_num > sdev->num_ports)
+		return NULL;
+	return sdev->ports[port_num - 1].netdev;
+}
+
+static int fqsim_trust_get(struct ib_device *ibdev, u32 port_num, u8 *trust)
+{
+	struct net_device *ndev = fqsim_port_ndev(ibdev, port_num);
+
+	if (!ndev)
+		return -EOPNOTSUPP;
+	rtnl_lock();
+	*trust = ((struct fqsim_netdev *)netdev_priv(ndev))->trust;
+	rtnl_unlock();
+	return 0;
+}
+
+static int fqsim_trust_set(struct ib_device *ibdev, u32 port_num, u8 trust,
+			   struct netlink_ext_ack *extack)
+{
+	struct net_device *ndev = fqsim_port_ndev(ibdev, port_num);
+	struct fqsim_netdev *priv;
+	int err = 0;
+
+	if (!ndev) {
+		NL_SET_ERR_MSG(extack, "fabriq_sim: trust is a RoCE port setting");
+		return -EOPNOTSUPP;
+	}
+	priv = netdev_priv(ndev);
+	rtnl_lock();
+	if (atomic_dec_if_positive(&priv->fail_dcb) >= 0)
+		err = -EIO;
+	else
+		priv->trust = trust;
+	rtnl_unlock();
+	return err;
+}
+
 static const struct fabriq_qos_backend_ops fqsim_qos_ops = {
 	.name = "fabriq_sim",
 	.owner = THIS_MODULE,
 	.ecn_get = fqsim_ecn_get,
 	.ecn_set = fqsim_ecn_set,
+	.trust_get = fqsim_trust_get,
+	.trust_set = fqsim_trust_set,
 };
 
 /**
@@ -114,4 +161,10 @@ void fqsim_ecn_show(struct seq_file *s, struct fqsim_port *port)
 	for (i = 0; i < FQSIM_NUM_PRIO; i++)
 		seq_printf(s, "prio %d enable %u min %u max %u prob %u\n", i, ecn[i].enable,
 			   ecn[i].min_bytes, ecn[i].max_bytes, ecn[i].max_prob);
+	if (port->netdev) {
+		rtnl_lock();
+		i = ((struct fqsim_netdev *)netdev_priv(port->netdev))->trust;
+		rtnl_unlock();
+		seq_printf(s, "trust %s\n", i == FABRIQ_QOS_TRUST_DSCP ? "dscp" : "pcp");
+	}
 }

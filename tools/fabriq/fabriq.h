@@ -3,7 +3,8 @@
  * fabriq.h - declarations shared by the CLI's files.
  *
  * main.c dispatches objects; nl.c talks netlink; output.c prints text or
- * JSON; names.c turns uapi enums into words; one file per CLI object.
+ * JSON; names.c turns uapi enums into words; one file per CLI object
+ * (dev.c, qos.c with qos_cfg.c, monitor.c).
  */
 #ifndef FABRIQ_CLI_H
 #define FABRIQ_CLI_H
@@ -52,13 +53,17 @@ const char *fq_node_type_name(unsigned int v);
 const char *fq_transport_name(unsigned int v);
 const char *fq_speed_name(unsigned int v);
 const char *fq_width_name(unsigned int v);
-const char *fq_dev_attr_name(unsigned int type);
+const char *fq_attr_name(uint8_t cmd, const struct nlattr *outer, unsigned int type);
 
 /* one entry point per object */
 int do_dev(int argc, char **argv);
 int do_monitor(int argc, char **argv);
+int do_qos(int argc, char **argv);
 void dev_usage(void);
 void monitor_usage(void);
+void qos_usage(void);
+/* qos.c: shared by qos and monitor */
+int qos_event_print(struct nl_msg *msg, const char *event);
 /* dev.c: shared by dev show and monitor */
 int dev_print(struct nl_msg *msg, const char *event);
 

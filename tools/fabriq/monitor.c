@@ -21,7 +21,8 @@ void monitor_usage(void)
 		"Usage: fabriq monitor [count N]\n"
 		"       fabriq monitor help\n"
 		"where  N := events to print before exiting (1-%d; default: until interrupted)\n"
-		"Events: dev-add, dev-del, dev-rename, port-change.  Needs CAP_NET_ADMIN.\n",
+		"Events: dev-add, dev-del, dev-rename, port-change, qos-drift, qos-warn.\n"
+		"Needs CAP_NET_ADMIN.\n",
 		INT_MAX);
 }
 
@@ -30,6 +31,8 @@ static const char *const event_names[] = {
 	[FABRIQ_CMD_DEV_DEL_NTF] = "dev-del",
 	[FABRIQ_CMD_DEV_RENAME_NTF] = "dev-rename",
 	[FABRIQ_CMD_PORT_CHANGE_NTF] = "port-change",
+	[FABRIQ_CMD_QOS_DRIFT_NTF] = "qos-drift",
+	[FABRIQ_CMD_QOS_WARN_NTF] = "qos-warn",
 };
 
 static long remaining = -1;
@@ -40,7 +43,10 @@ static int on_event(struct nl_msg *msg, void *arg)
 
 	if (gh->cmd >= sizeof(event_names) / sizeof(event_names[0]) || !event_names[gh->cmd])
 		return 0;
-	dev_print(msg, event_names[gh->cmd]);
+	if (gh->cmd == FABRIQ_CMD_QOS_DRIFT_NTF || gh->cmd == FABRIQ_CMD_QOS_WARN_NTF)
+		qos_event_print(msg, event_names[gh->cmd]);
+	else
+		dev_print(msg, event_names[gh->cmd]);
 	return remaining > 0 && --remaining == 0;
 }
 

@@ -34,7 +34,65 @@ const char *fq_port_state_name(unsigned int v) { return NAME(port_states, v); }
 const char *fq_phys_state_name(unsigned int v) { return NAME(phys_states, v); }
 const char *fq_node_type_name(unsigned int v) { return NAME(node_types, v); }
 const char *fq_transport_name(unsigned int v) { return NAME(transports, v); }
-const char *fq_dev_attr_name(unsigned int v) { return NAME(dev_attrs, v); }
+
+/* Set "qos" and its nests "qos-cfg" and "qos-ecn". */
+static const char *const qos_attrs[] = {
+	[FABRIQ_A_QOS_DEV_INDEX] = "dev-index",
+	[FABRIQ_A_QOS_DEV_NAME] = "dev-name",
+	[FABRIQ_A_QOS_PORT] = "port",
+	[FABRIQ_A_QOS_LINK_LAYER] = "link-layer",
+	[FABRIQ_A_QOS_INTENT] = "intent",
+	[FABRIQ_A_QOS_HW] = "hw",
+	[FABRIQ_A_QOS_DRIFT] = "drift",
+	[FABRIQ_A_QOS_FIELD] = "field",
+	[FABRIQ_A_QOS_MESSAGE] = "message",
+	[FABRIQ_A_QOS_VL_CAP] = "vl-cap",
+	[FABRIQ_A_QOS_VLARB_HIGH_CAP] = "vlarb-high-cap",
+	[FABRIQ_A_QOS_VLARB_LOW_CAP] = "vlarb-low-cap",
+	[FABRIQ_A_QOS_ECN_BACKEND] = "ecn-backend",
+	[FABRIQ_A_QOS_NETDEV_NAME] = "netdev-name",
+	[FABRIQ_A_QOS_VALIDATE_ONLY] = "validate-only",
+};
+
+static const char *const qos_cfg_attrs[] = {
+	[FABRIQ_A_QOS_CFG_SL2VL] = "intent sl2vl",
+	[FABRIQ_A_QOS_CFG_VLARB_HIGH] = "intent vlarb-high",
+	[FABRIQ_A_QOS_CFG_VLARB_LOW] = "intent vlarb-low",
+	[FABRIQ_A_QOS_CFG_VL_HIGH_LIMIT] = "intent vl-high-limit",
+	[FABRIQ_A_QOS_CFG_OPER_VLS] = "intent oper-vls",
+	[FABRIQ_A_QOS_CFG_PFC] = "intent pfc",
+	[FABRIQ_A_QOS_CFG_TRUST] = "intent trust",
+	[FABRIQ_A_QOS_CFG_DSCP_PRIO] = "intent dscp-prio",
+	[FABRIQ_A_QOS_CFG_ETS_PRIO_TC] = "intent ets-prio-tc",
+	[FABRIQ_A_QOS_CFG_ETS_TC_BW] = "intent ets-tc-bw",
+	[FABRIQ_A_QOS_CFG_ETS_TC_TSA] = "intent ets-tc-tsa",
+	[FABRIQ_A_QOS_CFG_ECN] = "intent ecn",
+	[FABRIQ_A_QOS_CFG_TCLASS] = "intent tclass",
+	[FABRIQ_A_QOS_CFG_SL] = "intent sl",
+};
+
+static const char *const qos_ecn_attrs[] = {
+	[FABRIQ_A_QOS_ECN_PRIO] = "intent ecn prio",
+	[FABRIQ_A_QOS_ECN_ENABLE] = "intent ecn enable",
+	[FABRIQ_A_QOS_ECN_MIN_BYTES] = "intent ecn min-bytes",
+	[FABRIQ_A_QOS_ECN_MAX_BYTES] = "intent ecn max-bytes",
+	[FABRIQ_A_QOS_ECN_PROB] = "intent ecn prob",
+};
+
+/*
+ * The name of attribute @type in a request of command @cmd; @outer is the
+ * nest it sits in (NULL at the top level).
+ */
+const char *fq_attr_name(uint8_t cmd, const struct nlattr *outer, unsigned int type)
+{
+	if (cmd != FABRIQ_CMD_QOS_GET && cmd != FABRIQ_CMD_QOS_SET)
+		return NAME(dev_attrs, type);
+	if (!outer)
+		return NAME(qos_attrs, type);
+	if (nla_type(outer) == FABRIQ_A_QOS_INTENT)
+		return NAME(qos_cfg_attrs, type);
+	return NAME(qos_ecn_attrs, type);
+}
 
 const char *fq_speed_name(unsigned int v)
 {

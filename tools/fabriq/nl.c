@@ -91,21 +91,48 @@ int fq_nl_parse(struct nl_msg *msg, struct nlattr **tb, int max, struct nla_poli
 	return genlmsg_parse(nlmsg_hdr(msg), 0, tb, max, pol);
 }
 
-/* The top-level attribute of @sent that byte offset @off falls in. */
+/* Does attribute @a (inside @outer, NULL at the top) of a @cmd request hold attributes? */
+static bool is_nest(uint8_t cmd, const struct nlattr *outer, const struct nlattr *a)
+{
+	if (cmd != FABRIQ_CMD_QOS_SET && cmd != FABRIQ_CMD_QOS_GET)
+		return false;
+	if (!outer)
+		return nla_type(a) == FABRIQ_A_QOS_INTENT;
+	return nla_type(outer) == FABRIQ_A_QOS_INTENT && nla_type(a) == FABRIQ_A_QOS_CFG_ECN;
+}
+
+/*
+ * The name of the attribute of @sent that byte offset @off falls in,
+ * looking inside nests down to the innermost attribute that holds it.
+ */
 static const char *attr_at_offset(struct nl_msg *sent, uint32_t off)
 {
 	struct nlmsghdr *nlh = nlmsg_hdr(sent);
-	struct nlattr *a;
-	int rem;
+	struct genlmsghdr *gh = nlmsg_data(nlh);
+	struct nlattr *head = genlmsg_attrdata(gh, 0), *outer = NULL, *hit, *a;
+	const char *name = NULL;
+	int len = genlmsg_attrlen(gh, 0), rem;
 
-	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0),
-			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem) {
-		uint32_t start = (uint32_t)((char *)a - (char *)nlh);
+	for (;;) {
+		hit = NULL;
+		nla_for_each_attr(a, head, len, rem) {
+			uint32_t start = (uint32_t)((char *)a - (char *)nlh);
 
-		if (off >= start && off < start + NLA_ALIGN(a->nla_len))
-			return fq_dev_attr_name(nla_type(a));
+			if (off >= start && off < start + NLA_ALIGN(a->nla_len)) {
+				hit = a;
+				break;
+			}
+		}
+		if (!hit)
+			return name;
+		name = fq_attr_name(gh->cmd, outer, nla_type(hit));
+		if (!is_nest(gh->cmd, outer, hit) ||
+		    off < (uint32_t)((char *)nla_data(hit) - (char *)nlh))
+			return name;
+		outer = hit;
+		head = nla_data(hit);
+		len = nla_len(hit);
 	}
-	return NULL;
 }
 
 static int on_error(struct sockaddr_nl *who, struct nlmsgerr *e, void *arg)
@@ -130,8 +157,11 @@ static int on_error(struct sockaddr_nl *who, struct nlmsgerr *e, void *arg)
 		snprintf(req->msg, sizeof(req->msg), "%s", nla_get_string(tb[NLMSGERR_ATTR_MSG]));
 	if (tb[NLMSGERR_ATTR_OFFS] && req->sent)
 		req->attr = attr_at_offset(req->sent, nla_get_u32(tb[NLMSGERR_ATTR_OFFS]));
-	if (tb[NLMSGERR_ATTR_MISS_TYPE])
-		req->attr = fq_dev_attr_name(nla_get_u32(tb[NLMSGERR_ATTR_MISS_TYPE]));
+	if (tb[NLMSGERR_ATTR_MISS_TYPE] && req->sent) {
+		struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(req->sent));
+
+		req->attr = fq_attr_name(gh->cmd, NULL, nla_get_u32(tb[NLMSGERR_ATTR_MISS_TYPE]));
+	}
 	return NL_STOP;
 }
 

@@ -23,6 +23,10 @@ enum fabriq_cmd {
 	FABRIQ_CMD_DEV_DEL_NTF,		/* events: a device was removed */
 	FABRIQ_CMD_DEV_RENAME_NTF,	/* events: carries DEV_OLD_NAME */
 	FABRIQ_CMD_PORT_CHANGE_NTF,	/* events: port state/LID/GID change */
+	FABRIQ_CMD_QOS_GET,		/* do: one port; dump: every port (set "qos") */
+	FABRIQ_CMD_QOS_SET,		/* do, CAP_NET_ADMIN: change a port's intent */
+	FABRIQ_CMD_QOS_DRIFT_NTF,	/* events: hardware differs from the intent */
+	FABRIQ_CMD_QOS_WARN_NTF,	/* events: settings that disagree (QOS_MESSAGE) */
 
 	__FABRIQ_CMD_MAX,
 	FABRIQ_CMD_MAX = __FABRIQ_CMD_MAX - 1
@@ -67,6 +71,126 @@ enum fabriq_port_attr {
 	__FABRIQ_A_PORT_MAX,
 	FABRIQ_A_PORT_MAX = __FABRIQ_A_PORT_MAX - 1
 };
+
+/*
+ * attribute set "qos": requests and replies of QOS_GET/QOS_SET and the
+ * QoS notifications.  A port is selected by DEV_INDEX or DEV_NAME, plus PORT.
+ */
+enum fabriq_qos_attr {
+	FABRIQ_A_QOS_UNSPEC,
+	FABRIQ_A_QOS_DEV_INDEX,		/* u32 */
+	FABRIQ_A_QOS_DEV_NAME,		/* string */
+	FABRIQ_A_QOS_PORT,		/* u32: port number */
+	FABRIQ_A_QOS_LINK_LAYER,	/* u8: enum fabriq_link_layer */
+	FABRIQ_A_QOS_INTENT,		/* nest "qos-cfg": the stored intent; QOS_SET: changes */
+	FABRIQ_A_QOS_HW,		/* nest "qos-cfg": read back from the device */
+	FABRIQ_A_QOS_DRIFT,		/* u32: bitmask of enum fabriq_qos_field that differ */
+	FABRIQ_A_QOS_FIELD,		/* string: the field a notification is about */
+	FABRIQ_A_QOS_MESSAGE,		/* string: an explanation for people */
+	FABRIQ_A_QOS_VL_CAP,		/* u8: data VLs the port supports (IB) */
+	FABRIQ_A_QOS_VLARB_HIGH_CAP,	/* u8: entries in the high VLArb table (IB) */
+	FABRIQ_A_QOS_VLARB_LOW_CAP,	/* u8: entries in the low VLArb table (IB) */
+	FABRIQ_A_QOS_ECN_BACKEND,	/* string: what programs ECN ("red", a driver) */
+	FABRIQ_A_QOS_NETDEV_NAME,	/* string: RoCE: the port's netdev */
+	FABRIQ_A_QOS_VALIDATE_ONLY,	/* flag, QOS_SET: check, change nothing */
+
+	__FABRIQ_A_QOS_MAX,
+	FABRIQ_A_QOS_MAX = __FABRIQ_A_QOS_MAX - 1
+};
+
+/*
+ * attribute set "qos-cfg": the QoS settings of one port.  In QOS_SET each
+ * attribute present replaces that field of the intent; absent fields keep
+ * their intent.  Lists are byte arrays indexed as documented.
+ */
+enum fabriq_qos_cfg_attr {
+	FABRIQ_A_QOS_CFG_UNSPEC,
+	FABRIQ_A_QOS_CFG_SL2VL,		/* binary[16]: VL of SL 0..15 (IB) */
+	FABRIQ_A_QOS_CFG_VLARB_HIGH,	/* binary: (VL, weight) byte pairs (IB) */
+	FABRIQ_A_QOS_CFG_VLARB_LOW,	/* binary: (VL, weight) byte pairs (IB) */
+	FABRIQ_A_QOS_CFG_VL_HIGH_LIMIT,	/* u8 (IB) */
+	FABRIQ_A_QOS_CFG_OPER_VLS,	/* u8: data VLs in use: 1, 2, 4, 8 or 15 (IB) */
+	FABRIQ_A_QOS_CFG_PFC,		/* u32: bit n = PFC on priority n, n 0-7 (RoCE) */
+	FABRIQ_A_QOS_CFG_TRUST,		/* u8: enum fabriq_qos_trust (RoCE) */
+	FABRIQ_A_QOS_CFG_DSCP_PRIO,	/* binary[64]: priority of DSCP n, 0xff none (RoCE) */
+	FABRIQ_A_QOS_CFG_ETS_PRIO_TC,	/* binary[8]: traffic class of priority n (RoCE) */
+	FABRIQ_A_QOS_CFG_ETS_TC_BW,	/* binary[8]: percent of TC n (RoCE) */
+	FABRIQ_A_QOS_CFG_ETS_TC_TSA,	/* binary[8]: enum fabriq_qos_tsa of TC n (RoCE) */
+	FABRIQ_A_QOS_CFG_ECN,		/* nest multi "qos-ecn": one per priority (RoCE) */
+	FABRIQ_A_QOS_CFG_TCLASS,	/* u8: traffic class byte of fabriq's QPs (RoCE) */
+	FABRIQ_A_QOS_CFG_SL,		/* u8: SL of fabriq's QPs (IB) */
+
+	__FABRIQ_A_QOS_CFG_MAX,
+	FABRIQ_A_QOS_CFG_MAX = __FABRIQ_A_QOS_CFG_MAX - 1
+};
+
+/* attribute set "qos-ecn": ECN marking of one priority */
+enum fabriq_qos_ecn_attr {
+	FABRIQ_A_QOS_ECN_UNSPEC,
+	FABRIQ_A_QOS_ECN_PRIO,		/* u8: 0-7 */
+	FABRIQ_A_QOS_ECN_ENABLE,	/* u8: 0 or 1 */
+	FABRIQ_A_QOS_ECN_MIN_BYTES,	/* u32: marking starts at this queue depth */
+	FABRIQ_A_QOS_ECN_MAX_BYTES,	/* u32: marking reaches PROB at this depth */
+	FABRIQ_A_QOS_ECN_PROB,		/* u8: percent, 1-100 */
+
+	__FABRIQ_A_QOS_ECN_MAX,
+	FABRIQ_A_QOS_ECN_MAX = __FABRIQ_A_QOS_ECN_MAX - 1
+};
+
+/* The fields of a port's QoS; bits of FABRIQ_A_QOS_DRIFT. */
+enum fabriq_qos_field {
+	FABRIQ_QOS_F_SL2VL,
+	FABRIQ_QOS_F_VLARB_HIGH,
+	FABRIQ_QOS_F_VLARB_LOW,
+	FABRIQ_QOS_F_VL_HIGH_LIMIT,
+	FABRIQ_QOS_F_OPER_VLS,
+	FABRIQ_QOS_F_PFC,
+	FABRIQ_QOS_F_TRUST,
+	FABRIQ_QOS_F_DSCP_PRIO,
+	FABRIQ_QOS_F_ETS_PRIO_TC,
+	FABRIQ_QOS_F_ETS_TC_BW,
+	FABRIQ_QOS_F_ETS_TC_TSA,
+	FABRIQ_QOS_F_ECN,
+	FABRIQ_QOS_F_TCLASS,
+	FABRIQ_QOS_F_SL,
+	FABRIQ_QOS_F_NUM
+};
+
+enum fabriq_qos_trust {
+	FABRIQ_QOS_TRUST_PCP = 1,
+	FABRIQ_QOS_TRUST_DSCP = 2,
+};
+
+/* Values are IEEE_8021QAZ_TSA_*. */
+enum fabriq_qos_tsa {
+	FABRIQ_QOS_TSA_STRICT = 0,
+	FABRIQ_QOS_TSA_CBS = 1,
+	FABRIQ_QOS_TSA_ETS = 2,
+	FABRIQ_QOS_TSA_VENDOR = 255,
+};
+
+#define FABRIQ_QOS_NUM_SL		16
+#define FABRIQ_QOS_NUM_PRIO		8
+#define FABRIQ_QOS_NUM_DSCP		64
+#define FABRIQ_QOS_VLARB_MAX		64	/* entries in one VLArb table */
+#define FABRIQ_QOS_DSCP_NONE		0xff
+
+/* Field names, as the CLI's grammar, drift events and debugfs spell them. */
+#define FABRIQ_QOS_FIELD_NAMES {					\
+	[FABRIQ_QOS_F_SL2VL] = "sl2vl",					\
+	[FABRIQ_QOS_F_VLARB_HIGH] = "vlarb-high",			\
+	[FABRIQ_QOS_F_VLARB_LOW] = "vlarb-low",				\
+	[FABRIQ_QOS_F_VL_HIGH_LIMIT] = "vl-high-limit",			\
+	[FABRIQ_QOS_F_OPER_VLS] = "oper-vls",				\
+	[FABRIQ_QOS_F_PFC] = "pfc",					\
+	[FABRIQ_QOS_F_TRUST] = "trust",					\
+	[FABRIQ_QOS_F_DSCP_PRIO] = "dscp-prio",				\
+	[FABRIQ_QOS_F_ETS_PRIO_TC] = "ets prio-tc",			\
+	[FABRIQ_QOS_F_ETS_TC_BW] = "ets tc-bw",				\
+	[FABRIQ_QOS_F_ETS_TC_TSA] = "ets tc-tsa",			\
+	[FABRIQ_QOS_F_ECN] = "ecn",					\
+	[FABRIQ_QOS_F_TCLASS] = "tc",					\
+	[FABRIQ_QOS_F_SL] = "sl" }
 
 /* Values are NodeInfo:NodeType and the kernel's rdma_node_type. */
 enum fabriq_node_type {

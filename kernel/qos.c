@@ -1,0 +1,956 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qos.c - fabriq's QoS intent: one per port, changed only by QOS_SET.
+ *
+ * Owns the intent store, the validation of a change against the port's
+ * capabilities, applying it (qos_ib.c, qos_dcb.c, the ECN backends),
+ * re-applying it when a device comes back or a port comes up, and the
+ * periodic read-back that reports drift and incoherent settings on the
+ * "events" group.
+ *
+ * Intents are keyed by device name and port, so they outlive the device:
+ * delete and re-create a device with the same name and its intent returns.
+ * Lock order: see qos.h.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <net/netlink.h>
+#include <rdma/ib_verbs.h>
+
+#include "compat.h"
+#include "fabriq.h"
+#include "qos.h"
+
+static unsigned int qos_check_ms = 1000;
+module_param(qos_check_ms, uint, 0644);
+MODULE_PARM_DESC(qos_check_ms,
+		 "period of the QoS read-back that reports drift, in ms (0: off; default 1000)");
+
+const char *const fabriq_qos_field_names[FABRIQ_QOS_F_NUM] = FABRIQ_QOS_FIELD_NAMES;
+
+/* Where each field lives in struct fabriq_qos_cfg; ECN is per priority. */
+const struct fabriq_qos_field_desc fabriq_qos_fields[FABRIQ_QOS_F_NUM] = {
+	[FABRIQ_QOS_F_SL2VL] = { offsetof(struct fabriq_qos_cfg, sl2vl), FABRIQ_QOS_NUM_SL },
+	[FABRIQ_QOS_F_VLARB_HIGH] = { offsetof(struct fabriq_qos_cfg, vlarb_high),
+				      sizeof(struct fabriq_qos_vlarb) },
+	[FABRIQ_QOS_F_VLARB_LOW] = { offsetof(struct fabriq_qos_cfg, vlarb_low),
+				     sizeof(struct fabriq_qos_vlarb) },
+	[FABRIQ_QOS_F_VL_HIGH_LIMIT] = { offsetof(struct fabriq_qos_cfg, vl_high_limit), 1 },
+	[FABRIQ_QOS_F_OPER_VLS] = { offsetof(struct fabriq_qos_cfg, oper_vls), 1 },
+	[FABRIQ_QOS_F_PFC] = { offsetof(struct fabriq_qos_cfg, pfc), 1 },
+	[FABRIQ_QOS_F_TRUST] = { offsetof(struct fabriq_qos_cfg, trust), 1 },
+	[FABRIQ_QOS_F_DSCP_PRIO] = { offsetof(struct fabriq_qos_cfg, dscp_prio),
+				     FABRIQ_QOS_NUM_DSCP },
+	[FABRIQ_QOS_F_ETS_PRIO_TC] = { offsetof(struct fabriq_qos_cfg, prio_tc),
+				       FABRIQ_QOS_NUM_PRIO },
+	[FABRIQ_QOS_F_ETS_TC_BW] = { offsetof(struct fabriq_qos_cfg, tc_bw), FABRIQ_QOS_NUM_PRIO },
+	[FABRIQ_QOS_F_ETS_TC_TSA] = { offsetof(struct fabriq_qos_cfg, tc_tsa),
+				      FABRIQ_QOS_NUM_PRIO },
+	[FABRIQ_QOS_F_TCLASS] = { offsetof(struct fabriq_qos_cfg, tclass), 1 },
+	[FABRIQ_QOS_F_SL] = { offsetof(struct fabriq_qos_cfg, sl), 1 },
+};
+
+#define FABRIQ_QOS_MSG_LEN	160
+
+/**
+ * struct fabriq_qos_intent - the intent of one port
+ * @list: entry on fabriq_qos_intents
+ * @dev_name: the device's name; follows renames
+ * @port: port number
+ * @cfg: the intended settings; only fields in @cfg.present
+ * @drift: fields that differed from the hardware at the last check
+ * @reapply: apply @cfg at the next check (device or port came back)
+ * @warning: why the settings disagree with each other, or ""
+ */
+struct fabriq_qos_intent {
+	struct list_head list;
+	char dev_name[FABRIQ_DEV_NAME_MAX];
+	u32 port;
+	struct fabriq_qos_cfg cfg;
+	u32 drift;
+	bool reapply;
+	char warning[FABRIQ_QOS_MSG_LEN];
+};
+
+/* Scratch space too large for the stack. */
+struct fabriq_qos_work_area {
+	struct fabriq_qos_cfg hw;
+	struct fabriq_qos_cfg cand;
+	struct fabriq_qos_caps caps;
+	char msg[FABRIQ_QOS_MSG_LEN];
+	char a[FABRIQ_QOS_MSG_LEN];
+	char b[FABRIQ_QOS_MSG_LEN];
+};
+
+/* protects fabriq_qos_intents and every intent; see qos.h for the order */
+static DEFINE_MUTEX(fabriq_qos_lock);
+static LIST_HEAD(fabriq_qos_intents);
+static struct delayed_work fabriq_qos_check_work;
+static bool fabriq_qos_stopping;
+
+static struct fabriq_qos_intent *fabriq_qos_find(const char *dev_name, u32 port)
+{
+	struct fabriq_qos_intent *it;
+
+	lockdep_assert_held(&fabriq_qos_lock);
+	list_for_each_entry(it, &fabriq_qos_intents, list)
+		if (it->port == port && !strcmp(it->dev_name, dev_name))
+			return it;
+	return NULL;
+}
+
+static void fabriq_qos_kick(unsigned long delay)
+{
+	if (!READ_ONCE(fabriq_qos_stopping))
+		mod_delayed_work(system_wq, &fabriq_qos_check_work, delay);
+}
+
+/* ---- text of a field, for drift messages and debugfs ---- */
+
+static const char *fabriq_qos_tsa_name(u8 tsa)
+{
+	switch (tsa) {
+	case FABRIQ_QOS_TSA_STRICT: return "strict";
+	case FABRIQ_QOS_TSA_CBS: return "cbs";
+	case FABRIQ_QOS_TSA_ETS: return "ets";
+	case FABRIQ_QOS_TSA_VENDOR: return "vendor";
+	default: return "unknown";
+	}
+}
+
+/* Append "i:v" for @n entries of @v, skipping values equal to @skip. */
+static int fabriq_qos_fmt_map(char *buf, size_t len, const u8 *v, int n, int skip)
+{
+	int i, off = 0;
+
+	for (i = 0; i < n; i++)
+		if (v[i] != skip)
+			off += scnprintf(buf + off, len - off, "%s%d:%u", off ? "," : "", i, v[i]);
+	if (!off)
+		off = scnprintf(buf, len, "none");
+	return off;
+}
+
+static void fabriq_qos_fmt_vlarb(char *buf, size_t len, const struct fabriq_qos_vlarb *t)
+{
+	int i, off = 0;
+
+	for (i = 0; i < t->len; i++)
+		off += scnprintf(buf + off, len - off, "%s%u:%u", off ? "," : "",
+				 t->e[i].vl, t->e[i].weight);
+	if (!off)
+		scnprintf(buf, len, "none");
+}
+
+static void fabriq_qos_fmt_ecn(char *buf, size_t len, const struct fabriq_qos_cfg *c,
+			       u8 prios)
+{
+	int p, off = 0;
+
+	for (p = 0; p < FABRIQ_QOS_NUM_PRIO; p++) {
+		const struct fabriq_ecn_prio *e = &c->ecn[p];
+
+		if (!(prios & BIT(p)))
+			continue;
+		if (e->enable)
+			off += scnprintf(buf + off, len - off, "%sprio %d min %u max %u prob %u",
+					 off ? "; " : "", p, e->min_bytes, e->max_bytes,
+					 e->max_prob);
+		else
+			off += scnprintf(buf + off, len - off, "%sprio %d off", off ? "; " : "", p);
+	}
+	if (!off)
+		scnprintf(buf, len, "none");
+}
+
+/**
+ * fabriq_qos_fmt_field() - one field of a config as text
+ * @buf: receives the text ("-" when the field is not in @c)
+ * @len: size of @buf
+ * @c: the config
+ * @f: enum fabriq_qos_field
+ * @ecn_prios: for FABRIQ_QOS_F_ECN: which priorities to show
+ */
+static void fabriq_qos_fmt_field(char *buf, size_t len, const struct fabriq_qos_cfg *c,
+				 int f, u8 ecn_prios)
+{
+	int i, off = 0;
+
+	if (!(c->present & BIT(f))) {
+		scnprintf(buf, len, "-");
+		return;
+	}
+	switch (f) {
+	case FABRIQ_QOS_F_SL2VL:
+		fabriq_qos_fmt_map(buf, len, c->sl2vl, FABRIQ_QOS_NUM_SL, -1);
+		break;
+	case FABRIQ_QOS_F_VLARB_HIGH:
+		fabriq_qos_fmt_vlarb(buf, len, &c->vlarb_high);
+		break;
+	case FABRIQ_QOS_F_VLARB_LOW:
+		fabriq_qos_fmt_vlarb(buf, len, &c->vlarb_low);
+		break;
+	case FABRIQ_QOS_F_VL_HIGH_LIMIT:
+		scnprintf(buf, len, "%u", c->vl_high_limit);
+		break;
+	case FABRIQ_QOS_F_OPER_VLS:
+		scnprintf(buf, len, "%u", c->oper_vls);
+		break;
+	case FABRIQ_QOS_F_PFC:
+		for (i = 0; i < FABRIQ_QOS_NUM_PRIO; i++)
+			if (c->pfc & BIT(i))
+				off += scnprintf(buf + off, len - off, "%s%d", off ? "," : "", i);
+		if (!off)
+			scnprintf(buf, len, "none");
+		break;
+	case FABRIQ_QOS_F_TRUST:
+		scnprintf(buf, len, "%s", c->trust == FABRIQ_QOS_TRUST_DSCP ? "dscp" : "pcp");
+		break;
+	case FABRIQ_QOS_F_DSCP_PRIO:
+		fabriq_qos_fmt_map(buf, len, c->dscp_prio, FABRIQ_QOS_NUM_DSCP,
+				   FABRIQ_QOS_DSCP_NONE);
+		break;
+	case FABRIQ_QOS_F_ETS_PRIO_TC:
+		fabriq_qos_fmt_map(buf, len, c->prio_tc, FABRIQ_QOS_NUM_PRIO, -1);
+		break;
+	case FABRIQ_QOS_F_ETS_TC_BW:
+		fabriq_qos_fmt_map(buf, len, c->tc_bw, FABRIQ_QOS_NUM_PRIO, -1);
+		break;
+	case FABRIQ_QOS_F_ETS_TC_TSA:
+		for (i = 0; i < FABRIQ_QOS_NUM_PRIO; i++)
+			off += scnprintf(buf + off, len - off, "%s%d:%s", off ? "," : "", i,
+					 fabriq_qos_tsa_name(c->tc_tsa[i]));
+		break;
+	case FABRIQ_QOS_F_ECN:
+		fabriq_qos_fmt_ecn(buf, len, c, ecn_prios);
+		break;
+	case FABRIQ_QOS_F_TCLASS:
+		scnprintf(buf, len, "%u", c->tclass);
+		break;
+	case FABRIQ_QOS_F_SL:
+		scnprintf(buf, len, "%u", c->sl);
+		break;
+	}
+}
+
+/* ---- comparing, merging, validating ---- */
+
+static bool fabriq_qos_ecn_eq(const struct fabriq_ecn_prio *a, const struct fabriq_ecn_prio *b)
+{
+	if (a->enable != b->enable)
+		return false;
+	return !a->enable || (a->min_bytes == b->min_bytes && a->max_bytes == b->max_bytes &&
+			      a->max_prob == b->max_prob);
+}
+
+static bool fabriq_qos_field_eq(const struct fabriq_qos_cfg *a, const struct fabriq_qos_cfg *b,
+				int f)
+{
+	const struct fabriq_qos_field_desc *d = &fabriq_qos_fields[f];
+	int p;
+
+	if (f != FABRIQ_QOS_F_ECN)
+		return !memcmp((const u8 *)a + d->off, (const u8 *)b + d->off, d->len);
+	/* only the priorities the intent names */
+	for (p = 0; p < FABRIQ_QOS_NUM_PRIO; p++)
+		if ((a->ecn_prios & BIT(p)) &&
+		    (!(b->ecn_prios & BIT(p)) || !fabriq_qos_ecn_eq(&a->ecn[p], &b->ecn[p])))
+			return false;
+	return true;
+}
+
+/**
+ * fabriq_qos_diff() - the fields of @intent that the hardware does not hold
+ * @intent: the intent
+ * @hw: what was read back; fields it could not read never count as drift
+ *
+ * Return: a bitmask of enum fabriq_qos_field.
+ */
+u32 fabriq_qos_diff(const struct fabriq_qos_cfg *intent, const struct fabriq_qos_cfg *hw)
+{
+	u32 fields = intent->present & hw->present & ~FABRIQ_QOS_SOFT_FIELDS;
+	u32 drift = 0;
+	int f;
+
+	for (f = 0; f < FABRIQ_QOS_F_NUM; f++)
+		if ((fields & BIT(f)) && !fabriq_qos_field_eq(intent, hw, f))
+			drift |= BIT(f);
+	return drift;
+}
+
+/* Copy the fields of @req into @dst; ECN merges per priority. */
+static void fabriq_qos_merge(struct fabriq_qos_cfg *dst, const struct fabriq_qos_cfg *req)
+{
+	int f, p;
+
+	for (f = 0; f < FABRIQ_QOS_F_NUM; f++) {
+		const struct fabriq_qos_field_desc *d = &fabriq_qos_fields[f];
+
+		if ((req->present & BIT(f)) && d->len)
+			memcpy((u8 *)dst + d->off, (const u8 *)req + d->off, d->len);
+	}
+	if (req->present & BIT(FABRIQ_QOS_F_ECN)) {
+		if (!(dst->present & BIT(FABRIQ_QOS_F_ECN)))
+			dst->ecn_prios = 0;
+		for (p = 0; p < FABRIQ_QOS_NUM_PRIO; p++)
+			if (req->ecn_prios & BIT(p))
+				dst->ecn[p] = req->ecn[p];
+		dst->ecn_prios |= req->ecn_prios;
+	}
+	dst->present |= req->present;
+}
+
+/* Where field @f's value for the port comes from: @c if it sets @f, else @hw. */
+static const struct fabriq_qos_cfg *fabriq_qos_src(const struct fabriq_qos_cfg *c,
+						   const struct fabriq_qos_cfg *hw, int f)
+{
+	return (c->present & BIT(f)) ? c : hw;
+}
+
+static int fabriq_qos_check_vl(u8 vl, int oper, const char *what,
+			       struct netlink_ext_ack *extack)
+{
+	if (vl == 15) {
+		FABRIQ_ERR_FMT(extack, "VL15 is reserved for subnet management",
+			       "%s: VL15 is reserved for subnet management", what);
+		return -EINVAL;
+	}
+	if (vl >= oper) {
+		FABRIQ_ERR_FMT(extack, "a VL is not below the port's OperVLs",
+			       "%s: VL %u is not below the port's OperVLs (valid 0-%d)",
+			       what, vl, oper - 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int fabriq_qos_check_vlarb(const struct fabriq_qos_vlarb *t, u8 cap, int oper,
+				  const char *what, struct netlink_ext_ack *extack)
+{
+	int i, err;
+
+	if (t->len > cap) {
+		FABRIQ_ERR_FMT(extack, "a VLArb table has more entries than the port holds",
+			       "%s: %u entries, the port's table holds %u", what, t->len, cap);
+		return -EINVAL;
+	}
+	for (i = 0; i < t->len; i++) {
+		err = fabriq_qos_check_vl(t->e[i].vl, oper, what, extack);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int fabriq_qos_validate_ib(const struct fabriq_qos_cfg *c, u32 fields,
+				  const struct fabriq_qos_cfg *hw,
+				  const struct fabriq_qos_caps *caps,
+				  struct netlink_ext_ack *extack)
+{
+	int oper = fabriq_qos_src(c, hw, FABRIQ_QOS_F_OPER_VLS)->oper_vls;
+	const u8 *sl2vl = fabriq_qos_src(c, hw, FABRIQ_QOS_F_SL2VL)->sl2vl;
+	int i, err;
+
+	if ((fields & BIT(FABRIQ_QOS_F_OPER_VLS)) && c->oper_vls > caps->vl_cap) {
+		FABRIQ_ERR_FMT(extack, "oper-vls: more VLs than the port's VLCap",
+			       "oper-vls: %u exceeds the port's VLCap (%u)", c->oper_vls,
+			       caps->vl_cap);
+		return -EINVAL;
+	}
+	if (fields & (BIT(FABRIQ_QOS_F_SL2VL) | BIT(FABRIQ_QOS_F_OPER_VLS))) {
+		for (i = 0; i < FABRIQ_QOS_NUM_SL; i++) {
+			err = fabriq_qos_check_vl(sl2vl[i], oper, "sl2vl", extack);
+			if (err)
+				return err;
+		}
+	}
+	if (fields & BIT(FABRIQ_QOS_F_VLARB_HIGH)) {
+		err = fabriq_qos_check_vlarb(&c->vlarb_high, caps->vlarb_high_cap, oper,
+					     "vlarb-high", extack);
+		if (err)
+			return err;
+	}
+	if (fields & BIT(FABRIQ_QOS_F_VLARB_LOW)) {
+		err = fabriq_qos_check_vlarb(&c->vlarb_low, caps->vlarb_low_cap, oper,
+					     "vlarb-low", extack);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int fabriq_qos_validate_roce(const struct fabriq_qos_cfg *c, u32 fields,
+				    const struct fabriq_qos_cfg *hw,
+				    const struct fabriq_qos_caps *caps,
+				    struct netlink_ext_ack *extack)
+{
+	const u8 *bw = fabriq_qos_src(c, hw, FABRIQ_QOS_F_ETS_TC_BW)->tc_bw;
+	const u8 *tsa = fabriq_qos_src(c, hw, FABRIQ_QOS_F_ETS_TC_TSA)->tc_tsa;
+	int i, sum = 0;
+	bool ets = false;
+
+	if ((fields & FABRIQ_QOS_DCB_FIELDS & ~BIT(FABRIQ_QOS_F_TRUST)) && !caps->dcb) {
+		if (caps->netdev[0])
+			FABRIQ_ERR_FMT(extack,
+				       "the port's netdev has no DCB support (no dcbnl ops)",
+				       "netdev %s has no DCB support (no dcbnl ops)", caps->netdev);
+		else
+			NL_SET_ERR_MSG(extack, "the port has no netdev to carry DCB settings");
+		return -EOPNOTSUPP;
+	}
+	if ((fields & BIT(FABRIQ_QOS_F_TRUST)) && !caps->trust) {
+		NL_SET_ERR_MSG(extack, "trust: neither DCB APP trust nor a driver backend");
+		return -EOPNOTSUPP;
+	}
+	if ((fields & BIT(FABRIQ_QOS_F_ECN)) && !caps->ecn_backend[0]) {
+		NL_SET_ERR_MSG(extack, "ecn: the port has neither an ECN backend nor a netdev");
+		return -EOPNOTSUPP;
+	}
+	if (fields & (BIT(FABRIQ_QOS_F_ETS_TC_BW) | BIT(FABRIQ_QOS_F_ETS_TC_TSA))) {
+		for (i = 0; i < FABRIQ_QOS_NUM_PRIO; i++) {
+			if (tsa[i] != FABRIQ_QOS_TSA_ETS)
+				continue;
+			ets = true;
+			sum += bw[i];
+		}
+		if (ets && sum != 100) {
+			FABRIQ_ERR_FMT(extack,
+				       "ets tc-bw: the ETS classes must add up to 100 percent",
+				       "ets tc-bw: the ETS classes add up to %d%%, not 100", sum);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int fabriq_qos_validate(const struct fabriq_qos_cfg *c, u32 fields,
+			       const struct fabriq_qos_cfg *hw,
+			       const struct fabriq_qos_caps *caps,
+			       struct netlink_ext_ack *extack)
+{
+	bool ib = caps->link_layer == FABRIQ_LINK_LAYER_INFINIBAND;
+	u32 wrong = fields & (ib ? FABRIQ_QOS_ROCE_FIELDS : FABRIQ_QOS_IB_FIELDS);
+
+	if (wrong) {
+		const char *name = fabriq_qos_field_names[__ffs(wrong)];
+
+		if (ib)
+			FABRIQ_ERR_FMT(extack,
+				       "a RoCE (Ethernet) setting was given for an InfiniBand port",
+				       "%s is a RoCE setting; this port is InfiniBand", name);
+		else
+			FABRIQ_ERR_FMT(extack,
+				       "an InfiniBand setting was given for an Ethernet port",
+				       "%s is an InfiniBand setting; this port is Ethernet", name);
+		return -EINVAL;
+	}
+	return ib ? fabriq_qos_validate_ib(c, fields, hw, caps, extack) :
+		    fabriq_qos_validate_roce(c, fields, hw, caps, extack);
+}
+
+/* ---- hardware ---- */
+
+/*
+ * Read the port's state into @hw and @caps.  Context: fdev->lock held,
+ * ibdev present.  @ndev: the RoCE port's netdev or NULL.
+ */
+static int fabriq_qos_read_hw(struct ib_device *ibdev, u32 port, struct net_device *ndev,
+			      struct fabriq_qos_cfg *hw, struct fabriq_qos_caps *caps)
+{
+	struct fabriq_ecn_prio ecn;
+	int p;
+
+	memset(hw, 0, sizeof(*hw));
+	memset(caps, 0, sizeof(*caps));
+	if (rdma_port_get_link_layer(ibdev, port) == IB_LINK_LAYER_INFINIBAND) {
+		caps->link_layer = FABRIQ_LINK_LAYER_INFINIBAND;
+		return fabriq_qos_ib_read(ibdev, port, hw, caps);
+	}
+
+	caps->link_layer = FABRIQ_LINK_LAYER_ETHERNET;
+	if (ndev)
+		strscpy(caps->netdev, ndev->name, sizeof(caps->netdev));
+	fabriq_qos_dcb_read(ibdev, port, ndev, hw, caps);
+
+	fabriq_qos_backend_name(ibdev, caps->ecn_backend, sizeof(caps->ecn_backend));
+	if (strcmp(caps->ecn_backend, "none")) {
+		for (p = 0; p < FABRIQ_QOS_NUM_PRIO; p++) {
+			if (fabriq_qos_ecn_get(ibdev, port, p, &ecn))
+				continue;
+			hw->ecn[p] = ecn;
+			hw->ecn_prios |= BIT(p);
+		}
+	} else if (ndev) {
+		strscpy(caps->ecn_backend, "red", sizeof(caps->ecn_backend));
+		fabriq_qos_red_read(ndev, hw);
+	} else {
+		caps->ecn_backend[0] = '\0';
+	}
+	if (hw->ecn_prios)
+		hw->present |= BIT(FABRIQ_QOS_F_ECN);
+	return 0;
+}
+
+static int fabriq_qos_write_ecn(struct ib_device *ibdev, u32 port, struct net_device *ndev,
+				const struct fabriq_qos_cfg *cfg,
+				const struct fabriq_qos_caps *caps,
+				struct netlink_ext_ack *extack)
+{
+	int p, err;
+
+	if (!strcmp(caps->ecn_backend, "red"))
+		return fabriq_qos_red_write(ndev, cfg, extack);
+	for (p = 0; p < FABRIQ_QOS_NUM_PRIO; p++) {
+		if (!(cfg->ecn_prios & BIT(p)))
+			continue;
+		err = fabriq_qos_ecn_set(ibdev, port, p, &cfg->ecn[p], extack);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Program @fields of @cfg.  Context: fdev->lock held, ibdev present. */
+static int fabriq_qos_write_hw(struct ib_device *ibdev, u32 port, struct net_device *ndev,
+			       const struct fabriq_qos_cfg *cfg, u32 fields,
+			       const struct fabriq_qos_cfg *old,
+			       const struct fabriq_qos_caps *caps,
+			       struct netlink_ext_ack *extack)
+{
+	int err;
+
+	fields &= ~FABRIQ_QOS_SOFT_FIELDS;
+	if (caps->link_layer == FABRIQ_LINK_LAYER_INFINIBAND)
+		return fields ? fabriq_qos_ib_write(ibdev, port, cfg, fields, old, caps,
+						    extack) : 0;
+	err = fabriq_qos_dcb_write(ibdev, port, ndev, cfg, fields, extack);
+	if (!err && (fields & BIT(FABRIQ_QOS_F_ECN)))
+		err = fabriq_qos_write_ecn(ibdev, port, ndev, cfg, caps, extack);
+	return err;
+}
+
+static struct net_device *fabriq_qos_netdev(struct ib_device *ibdev, u32 port)
+{
+	if (rdma_port_get_link_layer(ibdev, port) != IB_LINK_LAYER_ETHERNET)
+		return NULL;
+	return fabriq_port_netdev(ibdev, port);
+}
+
+/* ---- coherence ---- */
+
+/*
+ * fabriq's RoCE traffic must land on a lossless priority: with PFC on
+ * somewhere, the priority its DSCP maps to (trust dscp) must be one of
+ * them.  Returns false and explains in @msg when it is not.
+ */
+static bool fabriq_qos_coherent(const struct fabriq_qos_cfg *intent,
+				const struct fabriq_qos_cfg *hw, char *msg, size_t len)
+{
+	u8 pfc, trust, dscp, prio;
+
+	if (!(intent->present & BIT(FABRIQ_QOS_F_TCLASS)))
+		return true;
+	pfc = fabriq_qos_src(hw, intent, FABRIQ_QOS_F_PFC)->pfc;
+	trust = fabriq_qos_src(hw, intent, FABRIQ_QOS_F_TRUST)->trust;
+	if (!pfc || trust != FABRIQ_QOS_TRUST_DSCP || !(hw->present & BIT(FABRIQ_QOS_F_DSCP_PRIO)))
+		return true;
+	dscp = intent->tclass >> 2;
+	prio = hw->dscp_prio[dscp];
+	if (prio == FABRIQ_QOS_DSCP_NONE) {
+		if (pfc & BIT(0))
+			return true;
+		scnprintf(msg, len,
+			  "tc %u is DSCP %u, which has no dscp-prio entry and travels on priority 0, where PFC is off",
+			  intent->tclass, dscp);
+		return false;
+	}
+	if (pfc & BIT(prio))
+		return true;
+	scnprintf(msg, len,
+		  "tc %u is DSCP %u, which maps to priority %u, where PFC is off (pfc mask 0x%02x)",
+		  intent->tclass, dscp, prio, pfc);
+	return false;
+}
+
+/* Report a new incoherence once; forget it when it ends.  Context: fabriq_qos_lock. */
+static void fabriq_qos_check_coherence(struct fabriq_qos_intent *it,
+				       const struct fabriq_qos_cfg *hw, char *msg)
+{
+	msg[0] = '\0';
+	if (fabriq_qos_coherent(&it->cfg, hw, msg, FABRIQ_QOS_MSG_LEN)) {
+		it->warning[0] = '\0';
+		return;
+	}
+	if (!strcmp(it->warning, msg))
+		return;
+	strscpy(it->warning, msg, sizeof(it->warning));
+	pr_info("%s port %u: %s\n", it->dev_name, it->port, msg);
+	fabriq_nl_qos_notify(FABRIQ_CMD_QOS_WARN_NTF, it->dev_name, it->port, 0, "tc", msg);
+}
+
+/* ---- set and get ---- */
+
+/**
+ * fabriq_qos_set() - validate a change to a port's intent and apply it
+ * @fdev: the device (a reference is held)
+ * @port_num: port number, already checked to exist
+ * @req: the fields to change (@req->present)
+ * @validate_only: only check; change nothing
+ * @extack: for the reason of a refusal
+ *
+ * The change is validated as a whole against the port's capabilities
+ * before anything is written.  If the device then refuses part of it, what
+ * was written is put back as it was read, and the intent stays unchanged.
+ *
+ * Context: process context.  Return: 0 or a negative errno.
+ */
+int fabriq_qos_set(struct fabriq_dev *fdev, u32 port_num, const struct fabriq_qos_cfg *req,
+		   bool validate_only, struct netlink_ext_ack *extack)
+{
+	struct fabriq_qos_work_area *wa;
+	struct fabriq_qos_intent *it, *fresh = NULL;
+	struct net_device *ndev = NULL;
+	struct ib_device *ibdev;
+	int err;
+
+	wa = kzalloc(sizeof(*wa), GFP_KERNEL);
+	if (!validate_only)
+		fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
+	if (!wa || (!validate_only && !fresh)) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+
+	mutex_lock(&fabriq_qos_lock);
+	mutex_lock(&fdev->lock);
+	ibdev = fdev->ibdev;
+	if (!ibdev) {
+		NL_SET_ERR_MSG(extack, "the device was removed");
+		err = -ENODEV;
+		goto out_unlock;
+	}
+	ndev = fabriq_qos_netdev(ibdev, port_num);
+	err = fabriq_qos_read_hw(ibdev, port_num, ndev, &wa->hw, &wa->caps);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "cannot read the port's QoS state from the device");
+		goto out_unlock;
+	}
+
+	it = fabriq_qos_find(fdev->name, port_num);
+	if (it)
+		wa->cand = it->cfg;
+	fabriq_qos_merge(&wa->cand, req);
+	err = fabriq_qos_validate(&wa->cand, req->present, &wa->hw, &wa->caps, extack);
+	if (err || validate_only)
+		goto out_unlock;
+
+	err = fabriq_qos_write_hw(ibdev, port_num, ndev, &wa->cand, req->present, &wa->hw,
+				  &wa->caps, extack);
+	if (err) {
+		/* Put back what was read; the first error is the one reported. */
+		fabriq_qos_write_hw(ibdev, port_num, ndev, &wa->hw,
+				    req->present & wa->hw.present, &wa->hw, &wa->caps, NULL);
+		goto out_unlock;
+	}
+	if (!it) {
+		it = fresh;
+		fresh = NULL;
+		strscpy(it->dev_name, fdev->name, sizeof(it->dev_name));
+		it->port = port_num;
+		list_add_tail(&it->list, &fabriq_qos_intents);
+	}
+	it->cfg = wa->cand;
+	it->drift &= ~req->present;
+	it->reapply = false;
+	/* Coherence is judged on what the hardware holds now. */
+	if (!fabriq_qos_read_hw(ibdev, port_num, ndev, &wa->hw, &wa->caps))
+		fabriq_qos_check_coherence(it, &wa->hw, wa->msg);
+
+out_unlock:
+	mutex_unlock(&fdev->lock);
+	mutex_unlock(&fabriq_qos_lock);
+	dev_put(ndev);
+out_free:
+	kfree(fresh);
+	kfree(wa);
+	return err;
+}
+
+/**
+ * fabriq_qos_get() - a port's intent, hardware state and capabilities
+ * @fdev: the device (a reference is held)
+ * @port: the port
+ * @intent: receives the intent (present == 0 when there is none)
+ * @hw: receives the state read back from the device
+ * @caps: receives the port's capabilities
+ * @drift: receives the fields of @intent that @hw does not hold
+ * @warning: receives the current incoherence, or ""
+ * @wlen: size of @warning
+ *
+ * Context: process context.  Return: 0, -ENODEV, or the error of the read.
+ */
+int fabriq_qos_get(struct fabriq_dev *fdev, struct fabriq_port *port,
+		   struct fabriq_qos_cfg *intent, struct fabriq_qos_cfg *hw,
+		   struct fabriq_qos_caps *caps, u32 *drift, char *warning, size_t wlen)
+{
+	struct fabriq_qos_intent *it;
+	struct net_device *ndev = NULL;
+	int err = -ENODEV;
+
+	memset(intent, 0, sizeof(*intent));
+	warning[0] = '\0';
+	mutex_lock(&fabriq_qos_lock);
+	mutex_lock(&fdev->lock);
+	if (fdev->ibdev) {
+		ndev = fabriq_qos_netdev(fdev->ibdev, port->num);
+		err = fabriq_qos_read_hw(fdev->ibdev, port->num, ndev, hw, caps);
+		it = fabriq_qos_find(fdev->name, port->num);
+		if (it) {
+			*intent = it->cfg;
+			strscpy(warning, it->warning, wlen);
+		}
+	}
+	mutex_unlock(&fdev->lock);
+	mutex_unlock(&fabriq_qos_lock);
+	dev_put(ndev);
+	*drift = err ? 0 : fabriq_qos_diff(intent, hw);
+	return err;
+}
+
+/* ---- re-apply and drift ---- */
+
+static void fabriq_qos_report_drift(struct fabriq_qos_intent *it, u32 drift,
+				    const struct fabriq_qos_cfg *hw,
+				    struct fabriq_qos_work_area *wa)
+{
+	u32 fresh = drift & ~it->drift;
+	int f;
+
+	it->drift = drift;
+	for (f = 0; f < FABRIQ_QOS_F_NUM; f++) {
+		if (!(fresh & BIT(f)))
+			continue;
+		fabriq_qos_fmt_field(wa->a, sizeof(wa->a), &it->cfg, f, it->cfg.ecn_prios);
+		fabriq_qos_fmt_field(wa->b, sizeof(wa->b), hw, f, it->cfg.ecn_prios);
+		scnprintf(wa->msg, sizeof(wa->msg), "%s: intent %s, hardware %s",
+			  fabriq_qos_field_names[f], wa->a, wa->b);
+		pr_info("%s port %u: qos drift: %s\n", it->dev_name, it->port, wa->msg);
+		fabriq_nl_qos_notify(FABRIQ_CMD_QOS_DRIFT_NTF, it->dev_name, it->port, drift,
+				     fabriq_qos_field_names[f], wa->msg);
+	}
+}
+
+/* Re-apply or check one intent.  Context: fabriq_qos_lock held. */
+static void fabriq_qos_check_one(struct fabriq_dev *fdev, struct fabriq_qos_intent *it,
+				 struct fabriq_qos_work_area *wa)
+{
+	struct netlink_ext_ack extack = {};
+	struct net_device *ndev = NULL;
+	struct ib_device *ibdev;
+	u32 fields;
+	int err;
+
+	mutex_lock(&fdev->lock);
+	ibdev = fdev->ibdev;
+	if (!ibdev || it->port < rdma_start_port(ibdev) || it->port > rdma_end_port(ibdev))
+		goto out;
+	ndev = fabriq_qos_netdev(ibdev, it->port);
+	if (fabriq_qos_read_hw(ibdev, it->port, ndev, &wa->hw, &wa->caps))
+		goto out;
+
+	if (it->reapply) {
+		it->reapply = false;
+		fields = it->cfg.present;
+		err = fabriq_qos_validate(&it->cfg, fields, &wa->hw, &wa->caps, &extack);
+		if (!err)
+			err = fabriq_qos_write_hw(ibdev, it->port, ndev, &it->cfg, fields, &wa->hw,
+						  &wa->caps, &extack);
+		if (err) {
+			scnprintf(wa->msg, sizeof(wa->msg), "cannot re-apply the intent: %s (%d)",
+				  extack._msg ? extack._msg : "error", err);
+			pr_warn("%s port %u: %s\n", it->dev_name, it->port, wa->msg);
+			fabriq_nl_qos_notify(FABRIQ_CMD_QOS_WARN_NTF, it->dev_name, it->port, 0,
+					     NULL, wa->msg);
+		} else {
+			pr_info("%s port %u: QoS intent re-applied\n", it->dev_name, it->port);
+		}
+		if (fabriq_qos_read_hw(ibdev, it->port, ndev, &wa->hw, &wa->caps))
+			goto out;
+	}
+	fabriq_qos_report_drift(it, fabriq_qos_diff(&it->cfg, &wa->hw), &wa->hw, wa);
+	fabriq_qos_check_coherence(it, &wa->hw, wa->msg);
+out:
+	mutex_unlock(&fdev->lock);
+	dev_put(ndev);
+}
+
+static void fabriq_qos_check(struct work_struct *work)
+{
+	struct fabriq_qos_work_area *wa;
+	struct fabriq_qos_intent *it;
+	struct fabriq_dev *fdev;
+	unsigned int period;
+
+	wa = kmalloc(sizeof(*wa), GFP_KERNEL);
+	if (wa) {
+		mutex_lock(&fabriq_qos_lock);
+		list_for_each_entry(it, &fabriq_qos_intents, list) {
+			fdev = fabriq_dev_get_by_name(it->dev_name);
+			if (!fdev)
+				continue;
+			fabriq_qos_check_one(fdev, it, wa);
+			fabriq_dev_put(fdev);
+		}
+		mutex_unlock(&fabriq_qos_lock);
+		kfree(wa);
+	}
+	/* queue, not mod: a kick that came in while this ran stays due now */
+	period = READ_ONCE(qos_check_ms);
+	if (period && !READ_ONCE(fabriq_qos_stopping))
+		queue_delayed_work(system_wq, &fabriq_qos_check_work, msecs_to_jiffies(period));
+}
+
+/* Mark the intents of @fdev (all ports, or port @port) for re-apply. */
+static void fabriq_qos_mark(struct fabriq_dev *fdev, u32 port)
+{
+	struct fabriq_qos_intent *it;
+	bool any = false;
+
+	mutex_lock(&fabriq_qos_lock);
+	list_for_each_entry(it, &fabriq_qos_intents, list) {
+		if (strcmp(it->dev_name, fdev->name) || (port && it->port != port))
+			continue;
+		it->reapply = true;
+		any = true;
+	}
+	mutex_unlock(&fabriq_qos_lock);
+	if (any)
+		fabriq_qos_kick(0);
+}
+
+/**
+ * fabriq_qos_dev_added() - a device (re)appeared: re-apply its intents
+ * @fdev: the device
+ *
+ * Context: process context; no fabriq lock held.
+ */
+void fabriq_qos_dev_added(struct fabriq_dev *fdev)
+{
+	fabriq_qos_mark(fdev, 0);
+}
+
+/**
+ * fabriq_qos_port_active() - a port came up: re-apply its intent
+ * @fdev: the device
+ * @port: the port
+ *
+ * Context: process context; no fabriq lock held.
+ */
+void fabriq_qos_port_active(struct fabriq_dev *fdev, struct fabriq_port *port)
+{
+	fabriq_qos_mark(fdev, port->num);
+}
+
+/**
+ * fabriq_qos_dev_renamed() - intents follow their device's new name
+ * @old_name: the name before
+ * @new_name: the name now
+ *
+ * Context: process context; no fabriq lock held.
+ */
+void fabriq_qos_dev_renamed(const char *old_name, const char *new_name)
+{
+	struct fabriq_qos_intent *it;
+
+	mutex_lock(&fabriq_qos_lock);
+	list_for_each_entry(it, &fabriq_qos_intents, list)
+		if (!strcmp(it->dev_name, old_name))
+			strscpy(it->dev_name, new_name, sizeof(it->dev_name));
+	mutex_unlock(&fabriq_qos_lock);
+}
+
+/**
+ * fabriq_qos_debugfs_show() - a port's QoS as a table: intent, hardware, drift
+ * @s: the seq_file
+ * @fdev: the device
+ * @port: the port
+ *
+ * Context: process context.  Return: 0 or a negative errno.
+ */
+int fabriq_qos_debugfs_show(struct seq_file *s, struct fabriq_dev *fdev,
+			    struct fabriq_port *port)
+{
+	struct fabriq_qos_cfg *intent;
+	struct fabriq_qos_work_area *wa;
+	u32 drift, fields;
+	int f, err;
+
+	wa = kzalloc(sizeof(*wa), GFP_KERNEL);
+	intent = kzalloc(sizeof(*intent), GFP_KERNEL);
+	err = -ENOMEM;
+	if (!wa || !intent)
+		goto out;
+	err = fabriq_qos_get(fdev, port, intent, &wa->hw, &wa->caps, &drift, wa->msg,
+			     sizeof(wa->msg));
+	if (err)
+		goto out;
+	fields = wa->caps.link_layer == FABRIQ_LINK_LAYER_INFINIBAND ?
+		 FABRIQ_QOS_IB_FIELDS : FABRIQ_QOS_ROCE_FIELDS;
+	seq_printf(s, "%-14s %-40s %-40s %s\n", "field", "intent", "hardware", "drift");
+	for (f = 0; f < FABRIQ_QOS_F_NUM; f++) {
+		if (!(fields & BIT(f)))
+			continue;
+		fabriq_qos_fmt_field(wa->a, sizeof(wa->a), intent, f,
+				     intent->ecn_prios ? intent->ecn_prios : wa->hw.ecn_prios);
+		fabriq_qos_fmt_field(wa->b, sizeof(wa->b), &wa->hw, f,
+				     intent->ecn_prios ? intent->ecn_prios : wa->hw.ecn_prios);
+		seq_printf(s, "%-14s %-40s %-40s %s\n", fabriq_qos_field_names[f], wa->a,
+			   (FABRIQ_QOS_SOFT_FIELDS & BIT(f)) ? "(fabriq)" : wa->b,
+			   drift & BIT(f) ? "DRIFT" : "");
+	}
+	if (wa->caps.link_layer == FABRIQ_LINK_LAYER_ETHERNET)
+		seq_printf(s, "netdev %s\necn_backend %s\n",
+			   wa->caps.netdev[0] ? wa->caps.netdev : "-",
+			   wa->caps.ecn_backend[0] ? wa->caps.ecn_backend : "-");
+	else
+		seq_printf(s, "vl_cap %u\nvlarb_high_cap %u\nvlarb_low_cap %u\n",
+			   wa->caps.vl_cap, wa->caps.vlarb_high_cap, wa->caps.vlarb_low_cap);
+	seq_printf(s, "warning %s\n", wa->msg[0] ? wa->msg : "-");
+out:
+	kfree(intent);
+	kfree(wa);
+	return err;
+}
+
+/**
+ * fabriq_qos_init() - start the periodic read-back
+ *
+ * Context: module init.  Return: 0 or a negative errno.
+ */
+int fabriq_qos_init(void)
+{
+	INIT_DELAYED_WORK(&fabriq_qos_check_work, fabriq_qos_check);
+	fabriq_qos_kick(msecs_to_jiffies(qos_check_ms ? qos_check_ms : 1000));
+	return 0;
+}
+
+/**
+ * fabriq_qos_exit() - stop the read-back and forget every intent
+ *
+ * Context: module exit, after the ib_client is gone.
+ */
+void fabriq_qos_exit(void)
+{
+	struct fabriq_qos_intent *it, *tmp;
+
+	WRITE_ONCE(fabriq_qos_stopping, true);
+	cancel_delayed_work_sync(&fabriq_qos_check_work);
+	list_for_each_entry_safe(it, tmp, &fabriq_qos_intents, list) {
+		list_del(&it->list);
+		kfree(it);
+	}
+}

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * qos.h - the QoS settings of one port as fabriq holds them (intent) and
+ * reads them back (hardware), and the calls between the QoS files:
+ *
+ *   qos.c          intent store, validation, set/get, re-apply, drift check
+ *   qos_ib.c       InfiniBand ports: SMPs through ib_device_ops.process_mad
+ *   qos_dcb.c      RoCE ports: the netdev's DCB (IEEE 802.1Qaz) ops
+ *   qos_red.c      ECN on netdevs without a driver backend: RED qdiscs
+ *   qos_netlink.c  QOS_GET, QOS_SET and the QoS notifications
+ *   qos_backend.c  the driver backends (fabriq_backend.h)
+ *
+ * Lock order: fabriq_qos_lock, fabriq_dev.lock, rtnl_lock, backends lock.
+ */
+#ifndef _FABRIQ_QOS_H
+#define _FABRIQ_QOS_H
+
+#include <linux/netdevice.h>
+#include <linux/types.h>
+#include <linux/fabriq.h>
+
+#include "fabriq_backend.h"
+
+struct fabriq_dev;
+struct fabriq_port;
+struct genl_info;
+struct netlink_callback;
+struct netlink_ext_ack;
+struct seq_file;
+struct sk_buff;
+
+/* One VL arbitration table: @len (VL, weight) entries; the rest zero. */
+struct fabriq_qos_vlarb {
+	u8 len;
+	struct {
+		u8 vl;
+		u8 weight;
+	} e[FABRIQ_QOS_VLARB_MAX];
+};
+
+/**
+ * struct fabriq_qos_cfg - the QoS settings of one port
+ * @present: BIT(enum fabriq_qos_field) for each field that is set
+ * @ecn_prios: with FABRIQ_QOS_F_ECN: bit n when @ecn[n] is set
+ *
+ * The other members are the fields of enum fabriq_qos_field, in the
+ * units of the uapi ("qos-cfg").
+ */
+struct fabriq_qos_cfg {
+	u32 present;
+	u8 sl2vl[FABRIQ_QOS_NUM_SL];
+	struct fabriq_qos_vlarb vlarb_high;
+	struct fabriq_qos_vlarb vlarb_low;
+	u8 vl_high_limit;
+	u8 oper_vls;
+	u8 pfc;
+	u8 trust;
+	u8 dscp_prio[FABRIQ_QOS_NUM_DSCP];
+	u8 prio_tc[FABRIQ_QOS_NUM_PRIO];
+	u8 tc_bw[FABRIQ_QOS_NUM_PRIO];
+	u8 tc_tsa[FABRIQ_QOS_NUM_PRIO];
+	u8 ecn_prios;
+	struct fabriq_ecn_prio ecn[FABRIQ_QOS_NUM_PRIO];
+	u8 tclass;
+	u8 sl;
+};
+
+#define FABRIQ_QOS_IB_FIELDS	(BIT(FABRIQ_QOS_F_SL2VL) | BIT(FABRIQ_QOS_F_VLARB_HIGH) | \
+				 BIT(FABRIQ_QOS_F_VLARB_LOW) | BIT(FABRIQ_QOS_F_VL_HIGH_LIMIT) | \
+				 BIT(FABRIQ_QOS_F_OPER_VLS) | BIT(FABRIQ_QOS_F_SL))
+#define FABRIQ_QOS_DCB_FIELDS	(BIT(FABRIQ_QOS_F_PFC) | BIT(FABRIQ_QOS_F_TRUST) | \
+				 BIT(FABRIQ_QOS_F_DSCP_PRIO) | BIT(FABRIQ_QOS_F_ETS_PRIO_TC) | \
+				 BIT(FABRIQ_QOS_F_ETS_TC_BW) | BIT(FABRIQ_QOS_F_ETS_TC_TSA))
+#define FABRIQ_QOS_ETS_FIELDS	(BIT(FABRIQ_QOS_F_ETS_PRIO_TC) | BIT(FABRIQ_QOS_F_ETS_TC_BW) | \
+				 BIT(FABRIQ_QOS_F_ETS_TC_TSA))
+#define FABRIQ_QOS_ROCE_FIELDS	(FABRIQ_QOS_DCB_FIELDS | BIT(FABRIQ_QOS_F_ECN) | \
+				 BIT(FABRIQ_QOS_F_TCLASS))
+/* Fields that live in fabriq itself, not in the hardware. */
+#define FABRIQ_QOS_SOFT_FIELDS	(BIT(FABRIQ_QOS_F_TCLASS) | BIT(FABRIQ_QOS_F_SL))
+
+/**
+ * struct fabriq_qos_caps - what a port can take, read with its hardware state
+ * @link_layer: enum fabriq_link_layer
+ * @vl_cap: IB: data VLs the port supports (PortInfo:VLCap as a count)
+ * @vlarb_high_cap: IB: entries in the high-priority VLArb table
+ * @vlarb_low_cap: IB: entries in the low-priority VLArb table
+ * @netdev: RoCE: the port's netdev name ("" when none is bound)
+ * @dcb: RoCE: the netdev has IEEE DCB ops
+ * @trust: RoCE: trust can be programmed (APP trust or the backend)
+ * @ecn_backend: RoCE: what programs ECN: a driver backend, "red", or ""
+ */
+struct fabriq_qos_caps {
+	u8 link_layer;
+	u8 vl_cap;
+	u8 vlarb_high_cap;
+	u8 vlarb_low_cap;
+	char netdev[IFNAMSIZ];
+	bool dcb;
+	bool trust;
+	char ecn_backend[32];
+};
+
+/*
+ * Where a field lives in struct fabriq_qos_cfg (@len 0: FABRIQ_QOS_F_ECN,
+ * which is per priority).  VLArb tables compare as a whole, so entries past
+ * their @len are kept zero.
+ */
+struct fabriq_qos_field_desc {
+	u16 off;
+	u16 len;
+};
+
+extern const struct fabriq_qos_field_desc fabriq_qos_fields[FABRIQ_QOS_F_NUM];
+
+/* The words of enum fabriq_qos_field. */
+extern const char *const fabriq_qos_field_names[FABRIQ_QOS_F_NUM];
+
+/* qos.c */
+int fabriq_qos_init(void);
+void fabriq_qos_exit(void);
+int fabriq_qos_set(struct fabriq_dev *fdev, u32 port_num, const struct fabriq_qos_cfg *req,
+		   bool validate_only, struct netlink_ext_ack *extack);
+int fabriq_qos_get(struct fabriq_dev *fdev, struct fabriq_port *port,
+		   struct fabriq_qos_cfg *intent, struct fabriq_qos_cfg *hw,
+		   struct fabriq_qos_caps *caps, u32 *drift, char *warning, size_t wlen);
+u32 fabriq_qos_diff(const struct fabriq_qos_cfg *intent, const struct fabriq_qos_cfg *hw);
+int fabriq_qos_vls_count(u8 oper_vls_enc);
+
+/* qos_ib.c; Context: fdev->lock held, ibdev present */
+int fabriq_qos_ib_read(struct ib_device *ibdev, u32 port, struct fabriq_qos_cfg *hw,
+		       struct fabriq_qos_caps *caps);
+int fabriq_qos_ib_write(struct ib_device *ibdev, u32 port, const struct fabriq_qos_cfg *cfg,
+			u32 fields, const struct fabriq_qos_cfg *old,
+			const struct fabriq_qos_caps *caps, struct netlink_ext_ack *extack);
+
+/* qos_dcb.c; Context: fdev->lock held, rtnl_lock not held */
+void fabriq_qos_dcb_read(struct ib_device *ibdev, u32 port, struct net_device *ndev,
+			 struct fabriq_qos_cfg *hw, struct fabriq_qos_caps *caps);
+int fabriq_qos_dcb_write(struct ib_device *ibdev, u32 port, struct net_device *ndev,
+			 const struct fabriq_qos_cfg *cfg, u32 fields,
+			 struct netlink_ext_ack *extack);
+
+/* qos_red.c; Context: fdev->lock held, rtnl_lock not held */
+int fabriq_qos_red_read(struct net_device *ndev, struct fabriq_qos_cfg *hw);
+int fabriq_qos_red_write(struct net_device *ndev, const struct fabriq_qos_cfg *cfg,
+			 struct netlink_ext_ack *extack);
+
+/* qos_netlink.c */
+int fabriq_nl_qos_get_doit(struct sk_buff *skb, struct genl_info *info);
+int fabriq_nl_qos_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int fabriq_nl_qos_set_doit(struct sk_buff *skb, struct genl_info *info);
+void fabriq_nl_qos_notify(u8 cmd, const char *dev_name, u32 port, u32 drift,
+			  const char *field, const char *message);
+extern const struct nla_policy fabriq_nl_qos_policy[FABRIQ_A_QOS_MAX + 1];
+
+/* qos_backend.c */
+bool fabriq_qos_backend_has_trust(struct ib_device *ibdev);
+int fabriq_qos_trust_get(struct ib_device *ibdev, u32 port, u8 *trust);
+int fabriq_qos_trust_set(struct ib_device *ibdev, u32 port, u8 trust,
+			 struct netlink_ext_ack *extack);
+
+#endif /* _FABRIQ_QOS_H */

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qos_red.c - ECN thresholds on a netdev whose driver has no QoS backend:
+ * real ECN marking in the netdev's egress queueing, as tc(8) would build:
+ *
+ *   root   prio   handle fab1:  8 bands, skb priority n -> band n (8-15 -> 0)
+ *   band n red    handle fa0<n+1>:  ecn, thresholds of priority n
+ *
+ * Bands of priorities without ECN keep prio's default pfifo child.
+ *
+ * There is no exported in-kernel API to create qdiscs, so fabriq speaks
+ * rtnetlink (RTM_NEWQDISC/DELQDISC/GETQDISC) over a kernel netlink socket,
+ * exactly the messages tc sends; the core checks CAP_NET_ADMIN of the
+ * caller as for tc.  A root qdisc that fabriq did not create is never
+ * replaced.  RED's W, P and idle-damping table are derived from the
+ * thresholds the way tc(8) derives them (avpkt 1000, 10 Gb/s).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/log2.h>
+#include <linux/net.h>
+#include <linux/netlink.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+#include <net/netlink.h>
+#include <net/sch_generic.h>
+
+#include "qos.h"
+
+#define FABRIQ_RED_ROOT		0xfab10000U
+#define FABRIQ_RED_CHILD(band)	((0xfa01U + (band)) << 16)
+#define FABRIQ_RED_AVPKT	1000
+#define FABRIQ_RED_XMIT_NS	800		/* FABRIQ_RED_AVPKT bytes at 10 Gb/s */
+#define FABRIQ_RED_STAB_SIZE	256
+#define FABRIQ_RED_RECV_BUF	(32 * 1024)
+#define FABRIQ_Q32		BIT_ULL(32)
+
+struct fabriq_red_parms {
+	struct tc_red_qopt qopt;
+	u32 max_p;
+	u8 stab[FABRIQ_RED_STAB_SIZE];
+};
+
+/* tc's tc_red_eval_ewma(): the smallest Wlog whose EWMA reaches qmin within burst. */
+static u8 fabriq_red_wlog(u32 qmin, u32 qmax)
+{
+	u64 burst = ((u64)2 * qmin + qmax) / (3 * FABRIQ_RED_AVPKT);
+	u64 a, p, f;
+	u8 wlog, max_wlog = 31 - fls(qmax);
+	u64 i;
+
+	burst = max_t(u64, burst, qmin / FABRIQ_RED_AVPKT + 1);
+	a = burst + 1 - qmin / FABRIQ_RED_AVPKT;
+	for (wlog = 1; wlog < max_wlog; wlog++) {
+		/* f = (1 - (1 - W)^burst) / W with W = 2^-wlog, in Q32 */
+		p = FABRIQ_Q32;
+		for (i = 0; i < burst && p; i++)
+			p = (p * (FABRIQ_Q32 - (FABRIQ_Q32 >> wlog))) >> 32;
+		f = (FABRIQ_Q32 - p) << wlog;
+		if (a * FABRIQ_Q32 <= f)
+			return wlog;
+	}
+	return max_wlog;
+}
+
+/* tc's tc_red_eval_P(): Plog with max_P / (qmax - qmin) ~ 2^-Plog. */
+static u8 fabriq_red_plog(u32 qmin, u32 qmax, u8 prob)
+{
+	u64 range = qmax - qmin;
+	u8 i;
+
+	if (!range)
+		return 0;
+	for (i = 0; i < 31; i++)
+		if (((u64)prob << i) > 100 * range)
+			break;
+	return i;
+}
+
+/* -ln(1 - 2^-wlog) in Q32, by its series sum(W^k / k). */
+static u64 fabriq_red_neg_ln(u8 wlog)
+{
+	u64 sum = 0;
+	int k;
+
+	for (k = 1; k * wlog <= 32; k++)
+		sum += (FABRIQ_Q32 >> (k * wlog)) / k;
+	return sum;
+}
+
+/* tc's tc_red_eval_idle_damping(): Scell_log and the table of idle shifts. */
+static u8 fabriq_red_stab(u8 wlog, u8 *stab)
+{
+	/* lW: how much of the average idles away per microsecond, Q32 */
+	u64 lw = div_u64(fabriq_red_neg_ln(wlog) * 1000, FABRIQ_RED_XMIT_NS);
+	u64 maxtime = lw ? div64_u64(31 * FABRIQ_Q32, lw) : U32_MAX;	/* us */
+	u8 clog;
+	int i;
+
+	for (clog = 0; clog < 31; clog++)
+		if ((maxtime >> clog) < 512)
+			break;
+	stab[0] = 0;
+	for (i = 1; i < FABRIQ_RED_STAB_SIZE; i++)
+		stab[i] = min_t(u64, (((u64)i << clog) * lw) >> 32, 31);
+	return clog;
+}
+
+static void fabriq_red_parms(const struct fabriq_ecn_prio *e, struct fabriq_red_parms *rp)
+{
+	memset(rp, 0, sizeof(*rp));
+	rp->qopt.qth_min = e->min_bytes;
+	rp->qopt.qth_max = e->max_bytes;
+	rp->qopt.limit = (u32)min_t(u64, (u64)e->max_bytes * 4 + 4 * FABRIQ_RED_AVPKT, U32_MAX);
+	rp->qopt.Wlog = fabriq_red_wlog(e->min_bytes, e->max_bytes);
+	rp->qopt.Plog = fabriq_red_plog(e->min_bytes, e->max_bytes, e->max_prob);
+	rp->qopt.Scell_log = fabriq_red_stab(rp->qopt.Wlog, rp->stab);
+	rp->qopt.flags = TC_RED_ECN;
+	rp->max_p = e->max_prob == 100 ? U32_MAX :
+		    (u32)div_u64((u64)e->max_prob * FABRIQ_Q32, 100);
+}
+
+/* ---- a kernel rtnetlink conversation ---- */
+
+static int fabriq_rtnl_open(struct socket **sock)
+{
+	return sock_create_kern(&init_net, AF_NETLINK, SOCK_RAW, NETLINK_ROUTE, sock);
+}
+
+static int fabriq_rtnl_send(struct socket *sock, struct sk_buff *skb)
+{
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	struct msghdr msg = { .msg_name = &kernel, .msg_namelen = sizeof(kernel) };
+	struct kvec vec = { .iov_base = skb->data, .iov_len = skb->len };
+	int ret;
+
+	ret = kernel_sendmsg(sock, &msg, &vec, 1, skb->len);
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * Read replies until the ack (or the end of a dump); hand each other
+ * message to @cb.  Return: the error of the ack, 0, or a socket error.
+ */
+static int fabriq_rtnl_recv(struct socket *sock, void *buf,
+			    void (*cb)(const struct nlmsghdr *nlh, void *arg), void *arg)
+{
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+	struct kvec vec = { .iov_base = buf, .iov_len = FABRIQ_RED_RECV_BUF };
+	struct nlmsghdr *nlh;
+	int len;
+
+	for (;;) {
+		len = kernel_recvmsg(sock, &msg, &vec, 1, FABRIQ_RED_RECV_BUF, MSG_DONTWAIT);
+		if (len < 0)
+			return len;
+		for (nlh = buf; nlmsg_ok(nlh, len); nlh = nlmsg_next(nlh, &len)) {
+			if (nlh->nlmsg_type == NLMSG_ERROR)
+				return ((struct nlmsgerr *)nlmsg_data(nlh))->error;
+			if (nlh->nlmsg_type == NLMSG_DONE)
+				return 0;
+			if (cb)
+				cb(nlh, arg);
+		}
+	}
+}
+
+static struct sk_buff *fabriq_tc_msg(int type, int flags, int ifindex, u32 parent, u32 handle,
+				     struct tcmsg **tcm)
+{
+	struct nlmsghdr *nlh;
+	struct sk_buff *skb;
+
+	skb = nlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!skb)
+		return NULL;
+	nlh = nlmsg_put(skb, 0, 1, type, sizeof(**tcm), NLM_F_REQUEST | NLM_F_ACK | flags);
+	*tcm = nlmsg_data(nlh);
+	memset(*tcm, 0, sizeof(**tcm));
+	(*tcm)->tcm_family = AF_UNSPEC;
+	(*tcm)->tcm_ifindex = ifindex;
+	(*tcm)->tcm_parent = parent;
+	(*tcm)->tcm_handle = handle;
+	return skb;
+}
+
+static int fabriq_tc_request(struct socket *sock, struct sk_buff *skb, void *buf)
+{
+	int err;
+
+	nlmsg_end(skb, nlmsg_hdr(skb));
+	err = fabriq_rtnl_send(sock, skb);
+	kfree_skb(skb);
+	return err ?: fabriq_rtnl_recv(sock, buf, NULL, NULL);
+}
+
+static int fabriq_tc_add_prio(struct socket *sock, int ifindex, void *buf)
+{
+	struct tc_prio_qopt qopt = { .bands = FABRIQ_QOS_NUM_PRIO };
+	struct tcmsg *tcm;
+	struct sk_buff *skb;
+	int i;
+
+	for (i = 0; i <= TC_PRIO_MAX; i++)
+		qopt.priomap[i] = i < FABRIQ_QOS_NUM_PRIO ? i : 0;
+	skb = fabriq_tc_msg(RTM_NEWQDISC, NLM_F_CREATE | NLM_F_EXCL, ifindex, TC_H_ROOT,
+			    FABRIQ_RED_ROOT, &tcm);
+	if (!skb)
+		return -ENOMEM;
+	if (nla_put_string(skb, TCA_KIND, "prio") ||
+	    nla_put(skb, TCA_OPTIONS, sizeof(qopt), &qopt)) {
+		kfree_skb(skb);
+		return -EMSGSIZE;
+	}
+	return fabriq_tc_request(sock, skb, buf);
+}
+
+static int fabriq_tc_add_red(struct socket *sock, int ifindex, int band,
+			     const struct fabriq_ecn_prio *e, void *buf)
+{
+	struct fabriq_red_parms *rp;
+	struct nlattr *opts;
+	struct tcmsg *tcm;
+	struct sk_buff *skb;
+	int err = -ENOMEM;
+
+	rp = kmalloc(sizeof(*rp), GFP_KERNEL);
+	skb = fabriq_tc_msg(RTM_NEWQDISC, NLM_F_CREATE | NLM_F_EXCL, ifindex,
+			    FABRIQ_RED_ROOT | (band + 1), FABRIQ_RED_CHILD(band), &tcm);
+	if (!rp || !skb)
+		goto out;
+	fabriq_red_parms(e, rp);
+	err = -EMSGSIZE;
+	if (nla_put_string(skb, TCA_KIND, "red"))
+		goto out;
+	opts = nla_nest_start(skb, TCA_OPTIONS);
+	if (!opts ||
+	    nla_put(skb, TCA_RED_PARMS, sizeof(rp->qopt), &rp->qopt) ||
+	    nla_put(skb, TCA_RED_STAB, sizeof(rp->stab), rp->stab) ||
+	    nla_put_u32(skb, TCA_RED_MAX_P, rp->max_p))
+		goto out;
+	nla_nest_end(skb, opts);
+	err = fabriq_tc_request(sock, skb, buf);
+	skb = NULL;
+out:
+	kfree_skb(skb);
+	kfree(rp);
+	return err;
+}
+
+static int fabriq_tc_del_root(struct socket *sock, int ifindex, void *buf)
+{
+	struct tcmsg *tcm;
+	struct sk_buff *skb;
+
+	skb = fabriq_tc_msg(RTM_DELQDISC, 0, ifindex, TC_H_ROOT, FABRIQ_RED_ROOT, &tcm);
+	if (!skb)
+		return -ENOMEM;
+	return fabriq_tc_request(sock, skb, buf);
+}
+
+/* The handle of the netdev's root qdisc; 0 for the built-in defaults. */
+static u32 fabriq_root_handle(struct net_device *ndev)
+{
+	struct Qdisc *q;
+	u32 handle;
+
+	rtnl_lock();
+	q = rtnl_dereference(ndev->qdisc);
+	handle = q ? q->handle : 0;
+	rtnl_unlock();
+	return handle;
+}
+
+/**
+ * fabriq_qos_red_write() - build the netdev's egress queueing for @cfg's ECN
+ * @ndev: the netdev
+ * @cfg: ECN per priority (@cfg->ecn_prios)
+ * @extack: for the reason of a refusal
+ *
+ * Rebuilds fabriq's qdiscs from scratch; with no priority enabled, the
+ * netdev gets its default queueing back.
+ *
+ * Context: process context; rtnl_lock not held.  Return: 0 or a negative errno.
+ */
+int fabriq_qos_red_write(struct net_device *ndev, const struct fabriq_qos_cfg *cfg,
+			 struct netlink_ext_ack *extack)
+{
+	u32 root = fabriq_root_handle(ndev);
+	struct socket *sock;
+	bool any = false;
+	void *buf;
+	int p, err;
+
+	if (root && root != FABRIQ_RED_ROOT) {
+		NL_SET_ERR_MSG(extack, "ecn: the netdev has a root qdisc fabriq did not create");
+		return -EBUSY;
+	}
+	for (p = 0; p < FABRIQ_QOS_NUM_PRIO; p++)
+		if ((cfg->ecn_prios & BIT(p)) && cfg->ecn[p].enable)
+			any = true;
+
+	buf = kmalloc(FABRIQ_RED_RECV_BUF, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	err = fabriq_rtnl_open(&sock);
+	if (err)
+		goto out_free;
+	if (root == FABRIQ_RED_ROOT) {
+		err = fabriq_tc_del_root(sock, ndev->ifindex, buf);
+		if (err)
+			goto out_sock;
+	}
+	if (!any)
+		goto out_sock;
+	err = fabriq_tc_add_prio(sock, ndev->ifindex, buf);
+	for (p = 0; !err && p < FABRIQ_QOS_NUM_PRIO; p++)
+		if ((cfg->ecn_prios & BIT(p)) && cfg->ecn[p].enable)
+			err = fabriq_tc_add_red(sock, ndev->ifindex, p, &cfg->ecn[p], buf);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "ecn: the kernel refused fabriq's RED qdiscs");
+		fabriq_tc_del_root(sock, ndev->ifindex, buf);
+	}
+out_sock:
+	sock_release(sock);
+out_free:
+	kfree(buf);
+	return err;
+}
+
+struct fabriq_red_read {
+	int ifindex;
+	struct fabriq_qos_cfg *hw;
+};
+
+/* One RTM_NEWQDISC of a dump: a RED child of fabriq's root fills its priority. */
+static void fabriq_red_read_one(const struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *tb[TCA_MAX + 1], *rtb[TCA_RED_MAX + 1];
+	const struct tcmsg *tcm = nlmsg_data(nlh);
+	struct fabriq_red_read *rr = arg;
+	struct fabriq_qos_cfg *hw = rr->hw;
+	const struct tc_red_qopt *qopt;
+	struct fabriq_ecn_prio *e;
+	u32 band;
+
+	/* the dump covers every netdev */
+	if (nlh->nlmsg_type != RTM_NEWQDISC || tcm->tcm_ifindex != rr->ifindex ||
+	    TC_H_MAJ(tcm->tcm_parent) != FABRIQ_RED_ROOT)
+		return;
+	band = TC_H_MIN(tcm->tcm_parent) - 1;
+	if (band >= FABRIQ_QOS_NUM_PRIO ||
+	    nlmsg_parse_deprecated(nlh, sizeof(*tcm), tb, TCA_MAX, NULL, NULL) ||
+	    !tb[TCA_KIND] || nla_strcmp(tb[TCA_KIND], "red") || !tb[TCA_OPTIONS] ||
+	    nla_parse_nested_deprecated(rtb, TCA_RED_MAX, tb[TCA_OPTIONS], NULL, NULL) ||
+	    !rtb[TCA_RED_PARMS] || nla_len(rtb[TCA_RED_PARMS]) < sizeof(*qopt))
+		return;
+	qopt = nla_data(rtb[TCA_RED_PARMS]);
+	e = &hw->ecn[band];
+	e->enable = !!(qopt->flags & TC_RED_ECN);
+	e->min_bytes = qopt->qth_min;
+	e->max_bytes = qopt->qth_max;
+	if (rtb[TCA_RED_MAX_P] && nla_len(rtb[TCA_RED_MAX_P]) >= sizeof(u32))
+		e->max_prob = ((u64)nla_get_u32(rtb[TCA_RED_MAX_P]) * 100 + FABRIQ_Q32 / 2) >> 32;
+	hw->ecn_prios |= BIT(band);
+}
+
+/**
+ * fabriq_qos_red_read() - read ECN back from the netdev's qdiscs
+ * @ndev: the netdev
+ * @hw: receives ECN for every priority (off where fabriq's RED is absent)
+ *
+ * Context: process context; rtnl_lock not held.  Return: 0 or a negative errno.
+ */
+int fabriq_qos_red_read(struct net_device *ndev, struct fabriq_qos_cfg *hw)
+{
+	struct fabriq_red_read rr = { .ifindex = ndev->ifindex, .hw = hw };
+	struct socket *sock;
+	struct tcmsg *tcm;
+	struct sk_buff *skb;
+	void *buf;
+	int err;
+
+	hw->ecn_prios = 0;
+	memset(hw->ecn, 0, sizeof(hw->ecn));
+	if (fabriq_root_handle(ndev) != FABRIQ_RED_ROOT)
+		goto all_off;
+
+	buf = kmalloc(FABRIQ_RED_RECV_BUF, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	err = fabriq_rtnl_open(&sock);
+	if (err)
+		goto out_free;
+	skb = fabriq_tc_msg(RTM_GETQDISC, NLM_F_DUMP, ndev->ifindex, 0, 0, &tcm);
+	err = -ENOMEM;
+	if (!skb)
+		goto out_sock;
+	nlmsg_end(skb, nlmsg_hdr(skb));
+	err = fabriq_rtnl_send(sock, skb);
+	kfree_skb(skb);
+	if (!err)
+		err = fabriq_rtnl_recv(sock, buf, fabriq_red_read_one, &rr);
+out_sock:
+	sock_release(sock);
+out_free:
+	kfree(buf);
+	if (err)
+		return err;
+all_off:
+	/* every priority is known: off unless a RED child says otherwise */
+	hw->ecn_prios = GENMASK(FABRIQ_QOS_NUM_PRIO - 1, 0);
+	return 0;
+}
