@@ -67,6 +67,17 @@ struct uverbs_attr_bundle;
 #define FABRIQ_CREATE_CQ_UARG struct ib_udata *udata
 #endif
 
+/**
+ * fabriq_extack_msg() - NL_SET_ERR_MSG() for a message chosen at run time
+ * @extack: the request's extack, or NULL
+ * @msg: a string with static storage, as netlink requires
+ */
+static inline void fabriq_extack_msg(struct netlink_ext_ack *extack, const char *msg)
+{
+	if (extack)
+		extack->_msg = msg;
+}
+
 /*
  * Formatted extack messages exist since 6.2 (at most 79 characters).  On
  * older kernels the message must be a static string: @fixed says the same
@@ -76,7 +87,7 @@ struct uverbs_attr_bundle;
 #define FABRIQ_ERR_FMT(extack, fixed, fmt, ...) NL_SET_ERR_MSG_FMT(extack, fmt, ##__VA_ARGS__)
 #else
 #define FABRIQ_ERR_FMT(extack, fixed, fmt, ...) do {			\
-	NL_SET_ERR_MSG(extack, fixed);					\
+	fabriq_extack_msg(extack, fixed);				\
 	no_printk(fmt, ##__VA_ARGS__);					\
 } while (0)
 #endif

@@ -64,6 +64,7 @@ const struct fabriq_qos_field_desc fabriq_qos_fields[FABRIQ_QOS_F_NUM] = {
  * @cfg: the intended settings; only fields in @cfg.present
  * @drift: fields that differed from the hardware at the last check
  * @reapply: apply @cfg at the next check (device or port came back)
+ * @reapply_failed: the last re-apply failed (and was reported)
  * @warning: why the settings disagree with each other, or ""
  */
 struct fabriq_qos_intent {
@@ -73,6 +74,7 @@ struct fabriq_qos_intent {
 	struct fabriq_qos_cfg cfg;
 	u32 drift;
 	bool reapply;
+	bool reapply_failed;
 	char warning[FABRIQ_QOS_MSG_LEN];
 };
 
@@ -311,35 +313,86 @@ static const struct fabriq_qos_cfg *fabriq_qos_src(const struct fabriq_qos_cfg *
 	return (c->present & BIT(f)) ? c : hw;
 }
 
-static int fabriq_qos_check_vl(u8 vl, int oper, const char *what,
+/*
+ * The fields whose values are VLs, with their messages as static strings:
+ * kernels before 6.2 cannot format extack messages, and these still name
+ * the field there.
+ */
+struct fabriq_qos_vl_field {
+	const char *name;
+	const char *vl15;
+	const char *oper;
+	const char *cap;
+};
+
+static const struct fabriq_qos_vl_field fabriq_qos_sl2vl_field = {
+	.name = "sl2vl",
+	.vl15 = "sl2vl: VL15 is reserved for subnet management",
+	.oper = "sl2vl: a VL is not below the port's OperVLs",
+};
+
+static const struct fabriq_qos_vl_field fabriq_qos_vlarb_high_field = {
+	.name = "vlarb-high",
+	.vl15 = "vlarb-high: VL15 is reserved for subnet management",
+	.oper = "vlarb-high: a VL is not below the port's OperVLs",
+	.cap = "vlarb-high: more entries than the port's high-priority table holds",
+};
+
+static const struct fabriq_qos_vl_field fabriq_qos_vlarb_low_field = {
+	.name = "vlarb-low",
+	.vl15 = "vlarb-low: VL15 is reserved for subnet management",
+	.oper = "vlarb-low: a VL is not below the port's OperVLs",
+	.cap = "vlarb-low: more entries than the port's low-priority table holds",
+};
+
+/* A setting given for the other link layer, by field. */
+static const char *const fabriq_qos_wrong_port_msgs[FABRIQ_QOS_F_NUM] = {
+	[FABRIQ_QOS_F_SL2VL] = "sl2vl is an InfiniBand setting; this port is Ethernet",
+	[FABRIQ_QOS_F_VLARB_HIGH] = "vlarb-high is an InfiniBand setting; this port is Ethernet",
+	[FABRIQ_QOS_F_VLARB_LOW] = "vlarb-low is an InfiniBand setting; this port is Ethernet",
+	[FABRIQ_QOS_F_VL_HIGH_LIMIT] =
+		"vl-high-limit is an InfiniBand setting; this port is Ethernet",
+	[FABRIQ_QOS_F_OPER_VLS] = "oper-vls is an InfiniBand setting; this port is Ethernet",
+	[FABRIQ_QOS_F_SL] = "sl is an InfiniBand setting; this port is Ethernet",
+	[FABRIQ_QOS_F_PFC] = "pfc is a RoCE setting; this port is InfiniBand",
+	[FABRIQ_QOS_F_TRUST] = "trust is a RoCE setting; this port is InfiniBand",
+	[FABRIQ_QOS_F_DSCP_PRIO] = "dscp-prio is a RoCE setting; this port is InfiniBand",
+	[FABRIQ_QOS_F_ETS_PRIO_TC] = "ets prio-tc is a RoCE setting; this port is InfiniBand",
+	[FABRIQ_QOS_F_ETS_TC_BW] = "ets tc-bw is a RoCE setting; this port is InfiniBand",
+	[FABRIQ_QOS_F_ETS_TC_TSA] = "ets tc-tsa is a RoCE setting; this port is InfiniBand",
+	[FABRIQ_QOS_F_ECN] = "ecn is a RoCE setting; this port is InfiniBand",
+	[FABRIQ_QOS_F_TCLASS] = "tc is a RoCE setting; this port is InfiniBand",
+};
+
+static int fabriq_qos_check_vl(u8 vl, int oper, const struct fabriq_qos_vl_field *fld,
 			       struct netlink_ext_ack *extack)
 {
 	if (vl == 15) {
-		FABRIQ_ERR_FMT(extack, "VL15 is reserved for subnet management",
-			       "%s: VL15 is reserved for subnet management", what);
+		fabriq_extack_msg(extack, fld->vl15);
 		return -EINVAL;
 	}
 	if (vl >= oper) {
-		FABRIQ_ERR_FMT(extack, "a VL is not below the port's OperVLs",
+		FABRIQ_ERR_FMT(extack, fld->oper,
 			       "%s: VL %u is not below the port's OperVLs (valid 0-%d)",
-			       what, vl, oper - 1);
+			       fld->name, vl, oper - 1);
 		return -EINVAL;
 	}
 	return 0;
 }
 
 static int fabriq_qos_check_vlarb(const struct fabriq_qos_vlarb *t, u8 cap, int oper,
-				  const char *what, struct netlink_ext_ack *extack)
+				  const struct fabriq_qos_vl_field *fld,
+				  struct netlink_ext_ack *extack)
 {
 	int i, err;
 
 	if (t->len > cap) {
-		FABRIQ_ERR_FMT(extack, "a VLArb table has more entries than the port holds",
-			       "%s: %u entries, the port's table holds %u", what, t->len, cap);
+		FABRIQ_ERR_FMT(extack, fld->cap, "%s: %u entries, the port's table holds %u",
+			       fld->name, t->len, cap);
 		return -EINVAL;
 	}
 	for (i = 0; i < t->len; i++) {
-		err = fabriq_qos_check_vl(t->e[i].vl, oper, what, extack);
+		err = fabriq_qos_check_vl(t->e[i].vl, oper, fld, extack);
 		if (err)
 			return err;
 	}
@@ -363,20 +416,20 @@ static int fabriq_qos_validate_ib(const struct fabriq_qos_cfg *c, u32 fields,
 	}
 	if (fields & (BIT(FABRIQ_QOS_F_SL2VL) | BIT(FABRIQ_QOS_F_OPER_VLS))) {
 		for (i = 0; i < FABRIQ_QOS_NUM_SL; i++) {
-			err = fabriq_qos_check_vl(sl2vl[i], oper, "sl2vl", extack);
+			err = fabriq_qos_check_vl(sl2vl[i], oper, &fabriq_qos_sl2vl_field, extack);
 			if (err)
 				return err;
 		}
 	}
 	if (fields & BIT(FABRIQ_QOS_F_VLARB_HIGH)) {
 		err = fabriq_qos_check_vlarb(&c->vlarb_high, caps->vlarb_high_cap, oper,
-					     "vlarb-high", extack);
+					     &fabriq_qos_vlarb_high_field, extack);
 		if (err)
 			return err;
 	}
 	if (fields & BIT(FABRIQ_QOS_F_VLARB_LOW)) {
 		err = fabriq_qos_check_vlarb(&c->vlarb_low, caps->vlarb_low_cap, oper,
-					     "vlarb-low", extack);
+					     &fabriq_qos_vlarb_low_field, extack);
 		if (err)
 			return err;
 	}
@@ -436,16 +489,7 @@ static int fabriq_qos_validate(const struct fabriq_qos_cfg *c, u32 fields,
 	u32 wrong = fields & (ib ? FABRIQ_QOS_ROCE_FIELDS : FABRIQ_QOS_IB_FIELDS);
 
 	if (wrong) {
-		const char *name = fabriq_qos_field_names[__ffs(wrong)];
-
-		if (ib)
-			FABRIQ_ERR_FMT(extack,
-				       "a RoCE (Ethernet) setting was given for an InfiniBand port",
-				       "%s is a RoCE setting; this port is InfiniBand", name);
-		else
-			FABRIQ_ERR_FMT(extack,
-				       "an InfiniBand setting was given for an Ethernet port",
-				       "%s is an InfiniBand setting; this port is Ethernet", name);
+		fabriq_extack_msg(extack, fabriq_qos_wrong_port_msgs[__ffs(wrong)]);
 		return -EINVAL;
 	}
 	return ib ? fabriq_qos_validate_ib(c, fields, hw, caps, extack) :
@@ -763,21 +807,27 @@ static void fabriq_qos_check_one(struct fabriq_dev *fdev, struct fabriq_qos_inte
 		goto out;
 
 	if (it->reapply) {
-		it->reapply = false;
 		fields = it->cfg.present;
 		err = fabriq_qos_validate(&it->cfg, fields, &wa->hw, &wa->caps, &extack);
 		if (!err)
 			err = fabriq_qos_write_hw(ibdev, it->port, ndev, &it->cfg, fields, &wa->hw,
 						  &wa->caps, &extack);
-		if (err) {
-			scnprintf(wa->msg, sizeof(wa->msg), "cannot re-apply the intent: %s (%d)",
+		if (err && !it->reapply_failed) {
+			/*
+			 * A device that just came back may not be complete yet
+			 * (its netdev is found through the GID table on 6.1):
+			 * say so once, and try again at every check.
+			 */
+			scnprintf(wa->msg, sizeof(wa->msg), "cannot re-apply the intent yet: %s (%d)",
 				  extack._msg ? extack._msg : "error", err);
 			pr_warn("%s port %u: %s\n", it->dev_name, it->port, wa->msg);
 			fabriq_nl_qos_notify(FABRIQ_CMD_QOS_WARN_NTF, it->dev_name, it->port, 0,
 					     NULL, wa->msg);
-		} else {
+		} else if (!err) {
 			pr_info("%s port %u: QoS intent re-applied\n", it->dev_name, it->port);
+			it->reapply = false;
 		}
+		it->reapply_failed = err;
 		if (fabriq_qos_read_hw(ibdev, it->port, ndev, &wa->hw, &wa->caps))
 			goto out;
 	}
@@ -825,6 +875,7 @@ static void fabriq_qos_mark(struct fabriq_dev *fdev, u32 port)
 		if (strcmp(it->dev_name, fdev->name) || (port && it->port != port))
 			continue;
 		it->reapply = true;
+		it->reapply_failed = false;
 		any = true;
 	}
 	mutex_unlock(&fabriq_qos_lock);

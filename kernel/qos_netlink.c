@@ -13,6 +13,7 @@
 #include <net/genetlink.h>
 #include <net/netlink.h>
 
+#include "compat.h"
 #include "fabriq.h"
 #include "qos.h"
 
@@ -165,10 +166,9 @@ static int fabriq_nl_parse_ecn(const struct nlattr *a, struct fabriq_qos_cfg *c,
 static void fabriq_nl_err_attr(struct netlink_ext_ack *extack, const struct nlattr *a,
 			       const char *msg)
 {
-	if (extack) {
-		extack->_msg = msg;
+	fabriq_extack_msg(extack, msg);
+	if (extack)
 		extack->bad_attr = a;
-	}
 }
 
 /* Check each byte of @a is below @limit (or equal to @except). */

@@ -91,7 +91,7 @@ check_eq "new_device with trailing junk refused" "Invalid argument" "$(bad new_d
 check_eq "new_device with an existing id refused" "File exists" "$(bad new_device "11 1 ib")"
 check_eq "del_device of a missing id refused" "No such device" "$(bad del_device 13)"
 check_match "the log states the expected format" \
-	'new_device: expected "ID PORTS LINK_LAYER" with ID 0-9999, PORTS 1-4, LINK_LAYER ib or eth' \
+	'new_device: expected "ID PORTS LINK_LAYER" with ID 0-9999, PORTS 1-4, LINK_LAYER ib, eth or eth-plain' \
 	"$(dmesg | tail -20)"
 
 # Removal while fabriq readers hold references.

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fq_sh.h"
 #include "kselftest_harness.h"
 
 #define SIM_ID		31
@@ -48,15 +49,6 @@
 /* SMP data starts at byte 64, PMA data at byte 64 too (24 + 40 reserved). */
 #define DATA			64
 
-static char lib_cmd[512];
-
-static int sh(const char *cmd)
-{
-	char buf[1024];
-
-	snprintf(buf, sizeof(buf), "bash -c '. %s; %s'", lib_cmd, cmd);
-	return system(buf);
-}
 
 struct mad {
 	uint8_t b[MAD_SIZE];
@@ -118,18 +110,12 @@ FIXTURE(sim) {
 
 FIXTURE_SETUP(sim)
 {
-	char exe[512];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	ASSERT_LT(0, n);
-	exe[n] = '\0';
-	snprintf(lib_cmd, sizeof(lib_cmd), "%s/lib.sh", dirname(exe));
-	ASSERT_EQ(0, sh("fq_insmod fabriq_sim && fq_sim_new \"31 2 ib\""));
+	ASSERT_EQ(0, fq_sh("fq_insmod fabriq_sim && fq_sim_new \"31 2 ib\""));
 }
 
 FIXTURE_TEARDOWN(sim)
 {
-	sh("fq_sim_del 31");
+	fq_sh("fq_sim_del 31");
 }
 
 TEST_F(sim, port_info_get)
@@ -298,7 +284,7 @@ TEST_F(sim, pma_class_port_info_has_xmit_wait)
 
 TEST_F(sim, pma_counters_follow_injection)
 {
-	ASSERT_EQ(0, sh("echo \"xmit_wait vl 1 100\" > " DBG "inject && "
+	ASSERT_EQ(0, fq_sh("echo \"xmit_wait vl 1 100\" > " DBG "inject && "
 			"echo \"xmit_wait vl 3 50\" > " DBG "inject && "
 			"echo \"symbol_error 7\" > " DBG "inject"));
 	mad_init(&self->in, CLASS_PERF, METHOD_GET, PMA_PORT_COUNTERS, 0);
@@ -323,7 +309,7 @@ TEST_F(sim, pma_counters_follow_injection)
 
 TEST_F(sim, pma_link_downed_and_extended)
 {
-	ASSERT_EQ(0, sh("echo down > " DBG "link && echo up > " DBG "link"));
+	ASSERT_EQ(0, fq_sh("echo down > " DBG "link && echo up > " DBG "link"));
 	EXPECT_EQ(1ULL, sysfs_u64("/sys/class/infiniband/fqsim31/ports/1/counters/link_downed"));
 	mad_init(&self->in, CLASS_PERF, METHOD_GET, PMA_PORT_COUNTERS_EXT, 0);
 	self->in.b[DATA + 1] = 1;
@@ -337,7 +323,7 @@ TEST_F(sim, pma_link_downed_and_extended)
 
 TEST_F(sim, fail_next_mads)
 {
-	ASSERT_EQ(0, sh("echo 2 > " DBG "fail_mads"));
+	ASSERT_EQ(0, fq_sh("echo 2 > " DBG "fail_mads"));
 	mad_init(&self->in, CLASS_SUBN_LID, METHOD_GET, ATTR_PORT_INFO, 0);
 	EXPECT_EQ(-EIO, mad_xfer(&self->in, &self->out));
 	EXPECT_EQ(-EIO, mad_xfer(&self->in, &self->out));

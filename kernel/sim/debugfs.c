@@ -11,6 +11,8 @@
  *                  "width 1X|4X|8X|12X"; read: the current link
  *       fail_mads  IB ports: the next N MADs fail
  *       fail_dcb   RoCE ports: the next N DCB set calls fail with -EIO
+ *       tx_rate    RoCE ports: the netdev's line rate in kbit/s (0: none);
+ *                  the transmit queue stops and wakes like a NIC's
  *       mad        IB ports, test hook: write a 256-byte MAD, read the reply
  *       ecn        RoCE ports: ECN marking per priority and the trust mode,
  *                  as fabriq set them
@@ -496,6 +498,8 @@ void fqsim_debugfs_dev_add(struct fqsim_dev *sdev)
 
 			debugfs_create_atomic_t("fail_dcb", 0600, port->dbg_dir,
 						&priv->fail_dcb);
+			debugfs_create_u32("tx_rate", 0600, port->dbg_dir,
+					   &priv->tx_rate_kbps);
 			debugfs_create_file("ecn", 0444, port->dbg_dir, port,
 					    &fqsim_ecn_file_fops);
 		} else {

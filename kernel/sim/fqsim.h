@@ -10,6 +10,7 @@
 
 #include <linux/atomic.h>
 #include <linux/device.h>
+#include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
@@ -63,6 +64,11 @@ enum fqsim_ib_counter {
  * struct fqsim_netdev - private data of a RoCE port's netdev
  * @id: device id
  * @port: port number
+ * @ndev: the netdev this is the private data of
+ * @tx_rate_kbps: line rate in kbit/s (debugfs tx_rate); 0: no limit
+ * @tx_lock: protects @tx_next
+ * @tx_next: when the wire is free again, ktime ns
+ * @tx_timer: wakes the stopped queue when the wire frees up
  * @dcbx: DCBX mode (DCB_CAP_DCBX_*); under rtnl_lock
  * @pfc: IEEE PFC configuration; under rtnl_lock
  * @ets: IEEE ETS configuration; under rtnl_lock
@@ -73,6 +79,11 @@ enum fqsim_ib_counter {
 struct fqsim_netdev {
 	u32 id;
 	u32 port;
+	struct net_device *ndev;
+	u32 tx_rate_kbps;
+	spinlock_t tx_lock;	/* see above */
+	u64 tx_next;
+	struct hrtimer tx_timer;
 	u8 dcbx;
 	struct ieee_pfc pfc;
 	struct ieee_ets ets;
@@ -145,6 +156,7 @@ struct fqsim_port {
  * @list: entry on the device list, under fqsim_devs_lock
  * @id: user-chosen id; the RDMA device is named fqsim<id>
  * @link_layer: IB_LINK_LAYER_INFINIBAND or IB_LINK_LAYER_ETHERNET
+ * @no_backend: offer fabriq no QoS backend, like most NIC drivers
  * @num_ports: ports in @ports
  * @dbg_dir: debugfs fabriq_sim/fqsim<ID>
  * @ports: the ports
@@ -155,6 +167,7 @@ struct fqsim_dev {
 	struct list_head list;
 	u32 id;
 	enum rdma_link_layer link_layer;
+	bool no_backend;
 	u32 num_ports;
 	struct dentry *dbg_dir;
 	struct fqsim_port ports[FQSIM_MAX_PORTS];
@@ -172,7 +185,8 @@ static inline u64 fqsim_port_guid(const struct fqsim_dev *sdev, u32 port)
 }
 
 /* ibdev.c */
-struct fqsim_dev *fqsim_dev_create(u32 id, u32 num_ports, enum rdma_link_layer ll);
+struct fqsim_dev *fqsim_dev_create(u32 id, u32 num_ports, enum rdma_link_layer ll,
+				   bool no_backend);
 void fqsim_dev_destroy(struct fqsim_dev *sdev);
 
 /* counters.c */

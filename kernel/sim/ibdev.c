@@ -339,11 +339,13 @@ static void fqsim_ports_fini(struct fqsim_dev *sdev)
  * @id: device id; the RDMA device is named fqsim<id>
  * @num_ports: 1..FQSIM_MAX_PORTS
  * @ll: IB_LINK_LAYER_INFINIBAND or IB_LINK_LAYER_ETHERNET
+ * @no_backend: never offer fabriq a QoS backend for this device
  *
  * Context: process context, may sleep.
  * Return: the device, or an ERR_PTR.
  */
-struct fqsim_dev *fqsim_dev_create(u32 id, u32 num_ports, enum rdma_link_layer ll)
+struct fqsim_dev *fqsim_dev_create(u32 id, u32 num_ports, enum rdma_link_layer ll,
+				   bool no_backend)
 {
 	char name[IB_DEVICE_NAME_MAX];
 	struct fqsim_dev *sdev;
@@ -355,6 +357,7 @@ struct fqsim_dev *fqsim_dev_create(u32 id, u32 num_ports, enum rdma_link_layer l
 	sdev->id = id;
 	sdev->num_ports = num_ports;
 	sdev->link_layer = ll;
+	sdev->no_backend = no_backend;
 	INIT_LIST_HEAD(&sdev->list);
 
 	sdev->ibdev.node_type = RDMA_NODE_IB_CA;

@@ -8,7 +8,9 @@
  *   echo "ID PORTS LINK_LAYER" > /sys/bus/fabriq_sim/new_device
  *   echo ID > /sys/bus/fabriq_sim/del_device
  *
- * ID is 0-9999, PORTS 1-4, LINK_LAYER "ib" or "eth".  Each device is a
+ * ID is 0-9999, PORTS 1-4, LINK_LAYER "ib", "eth", or "eth-plain" (an
+ * Ethernet device whose driver offers fabriq no QoS backend, as most NIC
+ * drivers do, so fabriq falls back to RED qdiscs for ECN).  Each device is a
  * registered RDMA device named fqsim<ID>.  Test-only: fabriq.ko never
  * depends on this module.
  */
@@ -37,20 +39,26 @@ static struct fqsim_dev *fqsim_find(u32 id)
 	return NULL;
 }
 
-static int fqsim_parse_new(const char *buf, u32 *id, u32 *ports, enum rdma_link_layer *ll)
+static int fqsim_parse_new(const char *buf, u32 *id, u32 *ports, enum rdma_link_layer *ll,
+			   bool *no_backend)
 {
-	char kind[4], extra;
+	char kind[10], extra;
 	int n;
 
-	n = sscanf(buf, "%u %u %3s %c", id, ports, kind, &extra);
+	n = sscanf(buf, "%u %u %9s %c", id, ports, kind, &extra);
 	if (n != 3 || *id > FQSIM_MAX_ID || *ports < 1 || *ports > FQSIM_MAX_PORTS)
 		return -EINVAL;
-	if (!strcmp(kind, "ib"))
+	*no_backend = false;
+	if (!strcmp(kind, "ib")) {
 		*ll = IB_LINK_LAYER_INFINIBAND;
-	else if (!strcmp(kind, "eth"))
+	} else if (!strcmp(kind, "eth")) {
 		*ll = IB_LINK_LAYER_ETHERNET;
-	else
+	} else if (!strcmp(kind, "eth-plain")) {
+		*ll = IB_LINK_LAYER_ETHERNET;
+		*no_backend = true;
+	} else {
 		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -59,12 +67,13 @@ static ssize_t new_device_store(FABRIQ_BUS_CONST struct bus_type *bus,
 {
 	enum rdma_link_layer ll;
 	struct fqsim_dev *sdev;
+	bool no_backend;
 	u32 id, ports;
 	int err;
 
-	err = fqsim_parse_new(buf, &id, &ports, &ll);
+	err = fqsim_parse_new(buf, &id, &ports, &ll, &no_backend);
 	if (err) {
-		pr_err("new_device: expected \"ID PORTS LINK_LAYER\" with ID 0-%u, PORTS 1-%u, LINK_LAYER ib or eth\n",
+		pr_err("new_device: expected \"ID PORTS LINK_LAYER\" with ID 0-%u, PORTS 1-%u, LINK_LAYER ib, eth or eth-plain\n",
 		       FQSIM_MAX_ID, FQSIM_MAX_PORTS);
 		return err;
 	}
@@ -75,7 +84,7 @@ static ssize_t new_device_store(FABRIQ_BUS_CONST struct bus_type *bus,
 		err = -EEXIST;
 		goto out;
 	}
-	sdev = fqsim_dev_create(id, ports, ll);
+	sdev = fqsim_dev_create(id, ports, ll, no_backend);
 	if (IS_ERR(sdev)) {
 		err = PTR_ERR(sdev);
 		pr_err("new_device: cannot create fqsim%u: %pe\n", id, sdev);

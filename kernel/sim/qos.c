@@ -108,7 +108,7 @@ static const struct fabriq_qos_backend_ops fqsim_qos_ops = {
 
 /**
  * fqsim_qos_attach() - offer a device's QoS backend to fabriq, if loaded
- * @sdev: a registered device
+ * @sdev: a registered device; one created "eth-plain" offers none
  *
  * Context: process context.
  */
@@ -117,6 +117,8 @@ void fqsim_qos_attach(struct fqsim_dev *sdev)
 	int (*reg)(struct ib_device *ibdev, const struct fabriq_qos_backend_ops *ops);
 	int err;
 
+	if (sdev->no_backend)
+		return;
 	reg = symbol_get(fabriq_qos_backend_register);
 	if (!reg)
 		return;

@@ -7,8 +7,8 @@
  *   fabriq qos apply -f FILE
  *   fabriq qos export opensm dev DEV [port N]
  *
- * show prints intent and read-back side by side; each row "FIELD VALUE"
- * is valid `qos set` input.  apply checks every line with the kernel
+ * show prints intent and read-back side by side in aligned columns; the
+ * FIELD and INTENT cells of each row are valid `qos set` input.  apply checks every line with the kernel
  * (validate-only) before it changes anything.  qos_event_print() is how
  * `fabriq monitor` shows drift and coherence events.
  */
@@ -162,9 +162,41 @@ static const char *link_word(uint8_t ll)
 	return fq_link_layer_name(ll);
 }
 
-static void show_row(const char *name, const char *intent, const char *hw, bool drift)
+/* Rows of the text table of one port: FIELD, INTENT, HARDWARE, drift mark. */
+struct show_rows {
+	int n;
+	struct {
+		char name[32];
+		char intent[QOS_VAL_LEN];
+		char hw[QOS_VAL_LEN];
+		bool drift;
+	} r[FABRIQ_QOS_F_NUM + FABRIQ_QOS_NUM_PRIO + 1];
+};
+
+static void show_add(struct show_rows *t, const char *name, const char *intent,
+		     const char *hw, bool drift)
 {
-	out_text("%-16s %-44s %s%s\n", name, intent, hw, drift ? "   <- drift" : "");
+	snprintf(t->r[t->n].name, sizeof(t->r[t->n].name), "%s", name);
+	snprintf(t->r[t->n].intent, sizeof(t->r[t->n].intent), "%s", intent);
+	snprintf(t->r[t->n].hw, sizeof(t->r[t->n].hw), "%s", hw);
+	t->r[t->n].drift = drift;
+	t->n++;
+}
+
+/* Columns as wide as their widest cell, so every row lines up. */
+static void show_print(const struct show_rows *t)
+{
+	int i, wn = 0, wi = 0, l;
+
+	for (i = 0; i < t->n; i++) {
+		l = strlen(t->r[i].name);
+		wn = l > wn ? l : wn;
+		l = strlen(t->r[i].intent);
+		wi = l > wi ? l : wi;
+	}
+	for (i = 0; i < t->n; i++)
+		out_text("%-*s  %-*s  %s%s\n", wn, t->r[i].name, wi, t->r[i].intent, t->r[i].hw,
+			 t->r[i].drift ? "  <- drift" : "");
 }
 
 static void json_field(const char *key, const struct qos_cfg *c, int f)
@@ -196,7 +228,7 @@ static void json_cfg(const char *key, const struct qos_cfg *c)
 	out_end_object();
 }
 
-static void show_port(const struct qos_port *p)
+static void show_port(const struct qos_port *p, struct show_rows *rows)
 {
 	bool ib = p->link_layer == FABRIQ_LINK_LAYER_INFINIBAND;
 	char a[QOS_VAL_LEN], b[QOS_VAL_LEN], name[32];
@@ -230,7 +262,8 @@ static void show_port(const struct qos_port *p)
 		out_end_object();
 		return;
 	}
-	show_row("FIELD", "INTENT", "HARDWARE", false);
+	rows->n = 0;
+	show_add(rows, "FIELD", "INTENT", "HARDWARE", false);
 	for (f = 0; f < FABRIQ_QOS_F_NUM; f++) {
 		if (f == FABRIQ_QOS_F_ECN || ib != !!(QOS_IB_FIELDS & QOS_BIT(f)))
 			continue;
@@ -239,7 +272,7 @@ static void show_port(const struct qos_port *p)
 			snprintf(b, sizeof(b), "(fabriq's own QPs)");
 		else
 			qos_fmt_field(b, sizeof(b), &p->hw, f);
-		show_row(qos_field_names[f], a, b, p->drift & QOS_BIT(f));
+		show_add(rows, qos_field_names[f], a, b, p->drift & QOS_BIT(f));
 	}
 	for (prio = 0; !ib && prio < FABRIQ_QOS_NUM_PRIO; prio++) {
 		if (!((p->intent.ecn_prios | p->hw.ecn_prios) & (1u << prio)))
@@ -247,9 +280,10 @@ static void show_port(const struct qos_port *p)
 		snprintf(name, sizeof(name), "ecn prio %d", prio);
 		qos_fmt_ecn(a, sizeof(a), &p->intent, prio);
 		qos_fmt_ecn(b, sizeof(b), &p->hw, prio);
-		show_row(name, a, b, (p->drift & QOS_BIT(FABRIQ_QOS_F_ECN)) &&
+		show_add(rows, name, a, b, (p->drift & QOS_BIT(FABRIQ_QOS_F_ECN)) &&
 			 (p->intent.ecn_prios & (1u << prio)) && strcmp(a, b));
 	}
+	show_print(rows);
 	if (p->warning[0])
 		out_text("warning: %s\n", p->warning);
 	out_end_object();
@@ -257,6 +291,7 @@ static void show_port(const struct qos_port *p)
 
 static int qos_show(int argc, char **argv)
 {
+	struct show_rows *rows;
 	struct port_list l = {};
 	const char *dev = NULL;
 	uint32_t port = 0;
@@ -285,15 +320,19 @@ static int qos_show(int argc, char **argv)
 			prog, dev);
 		err = -ENODEV;
 	}
+	rows = malloc(sizeof(*rows));
+	if (!err && !rows)
+		err = -ENOMEM;
 	if (!err) {
 		out_begin_array(NULL);
 		for (i = 0; i < l.n; i++) {
 			if (i)
 				out_text("\n");
-			show_port(&l.p[i]);
+			show_port(&l.p[i], rows);
 		}
 		out_end_array();
 	}
+	free(rows);
 	free(l.p);
 	return err ? 1 : 0;
 }
