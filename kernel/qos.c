@@ -818,7 +818,8 @@ static void fabriq_qos_check_one(struct fabriq_dev *fdev, struct fabriq_qos_inte
 			 * (its netdev is found through the GID table on 6.1):
 			 * say so once, and try again at every check.
 			 */
-			scnprintf(wa->msg, sizeof(wa->msg), "cannot re-apply the intent yet: %s (%d)",
+			scnprintf(wa->msg, sizeof(wa->msg),
+				  "cannot re-apply the intent yet: %s (%d)",
 				  extack._msg ? extack._msg : "error", err);
 			pr_warn("%s port %u: %s\n", it->dev_name, it->port, wa->msg);
 			fabriq_nl_qos_notify(FABRIQ_CMD_QOS_WARN_NTF, it->dev_name, it->port, 0,
