@@ -127,8 +127,42 @@ struct seq_file;
 void fabriq_qos_dev_added(struct fabriq_dev *fdev);
 void fabriq_qos_port_active(struct fabriq_dev *fdev, struct fabriq_port *port);
 void fabriq_qos_dev_renamed(const char *old_name, const char *new_name);
+int fabriq_qos_tclass(const char *dev_name, u32 port, u8 *tclass);
 int fabriq_qos_debugfs_show(struct seq_file *s, struct fabriq_dev *fdev,
 			    struct fabriq_port *port);
+
+/* ping.c */
+/**
+ * struct fabriq_ping_result - what one fabriq ping used and measured
+ * @dev_name: the RDMA device the destination resolved to
+ * @port: its port
+ * @has_tclass: @tclass was set on the connection (the port's "tc" intent)
+ * @tclass: traffic class
+ * @sent: round trips started
+ * @received: round trips answered in time
+ * @rtt_min_ns: fastest round trip
+ * @rtt_max_ns: slowest round trip
+ * @rtt_total_ns: sum of the answered round trips
+ */
+struct fabriq_ping_result {
+	char dev_name[FABRIQ_DEV_NAME_MAX];
+	u32 port;
+	bool has_tclass;
+	u8 tclass;
+	u32 sent;
+	u32 received;
+	u64 rtt_min_ns;
+	u64 rtt_max_ns;
+	u64 rtt_total_ns;
+};
+
+struct sockaddr;
+int fabriq_ping_init(void);
+void fabriq_ping_exit(void);
+int fabriq_ping(struct sockaddr *src, struct sockaddr *dst, u32 count, u32 timeout_ms,
+		struct fabriq_ping_result *res, struct netlink_ext_ack *extack);
+int fabriq_nl_ping_doit(struct sk_buff *skb, struct genl_info *info);
+extern const struct nla_policy fabriq_nl_ping_policy[FABRIQ_A_PING_MAX + 1];
 
 /* debugfs.c */
 void fabriq_debugfs_init(void);

@@ -33,9 +33,15 @@ static int __init fabriq_init(void)
 	if (err)
 		goto err_qos;
 
+	err = fabriq_ping_init();
+	if (err)
+		goto err_device;
+
 	pr_info("version " FABRIQ_VERSION " loaded\n");
 	return 0;
 
+err_device:
+	fabriq_device_exit();
 err_qos:
 	fabriq_qos_exit();
 err_nl:
@@ -47,6 +53,7 @@ err_debugfs:
 
 static void __exit fabriq_exit(void)
 {
+	fabriq_ping_exit();
 	fabriq_device_exit();
 	fabriq_qos_exit();
 	fabriq_nl_exit();

@@ -319,6 +319,13 @@ static const struct genl_ops fabriq_nl_ops[] = {
 		.maxattr = FABRIQ_A_QOS_MAX,
 		.flags = GENL_ADMIN_PERM,
 	},
+	{
+		.cmd = FABRIQ_CMD_PING,
+		.doit = fabriq_nl_ping_doit,
+		.policy = fabriq_nl_ping_policy,
+		.maxattr = FABRIQ_A_PING_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
 };
 
 static struct genl_family fabriq_nl_family __ro_after_init = {

@@ -926,6 +926,29 @@ void fabriq_qos_dev_renamed(const char *old_name, const char *new_name)
 }
 
 /**
+ * fabriq_qos_tclass() - the traffic class fabriq's own QPs use on a port
+ * @dev_name: the device
+ * @port: the port
+ * @tclass: receives the port's "tc" intent
+ *
+ * Context: process context.  Return: 0, or -ENOENT without a "tc" intent.
+ */
+int fabriq_qos_tclass(const char *dev_name, u32 port, u8 *tclass)
+{
+	struct fabriq_qos_intent *it;
+	int err = -ENOENT;
+
+	mutex_lock(&fabriq_qos_lock);
+	it = fabriq_qos_find(dev_name, port);
+	if (it && (it->cfg.present & BIT(FABRIQ_QOS_F_TCLASS))) {
+		*tclass = it->cfg.tclass;
+		err = 0;
+	}
+	mutex_unlock(&fabriq_qos_lock);
+	return err;
+}
+
+/**
  * fabriq_qos_debugfs_show() - a port's QoS as a table: intent, hardware, drift
  * @s: the seq_file
  * @fdev: the device

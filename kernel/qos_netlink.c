@@ -457,21 +457,32 @@ err_cancel:
 	return -EMSGSIZE;
 }
 
-static struct fabriq_port *fabriq_nl_qos_port(struct fabriq_dev *fdev, struct genl_info *info)
+/*
+ * The device (with a reference) and port a request selects.
+ * Return: 0, or a negative errno with extack set.
+ */
+static int fabriq_nl_qos_lookup(struct genl_info *info, struct fabriq_dev **fdevp,
+				struct fabriq_port **portp)
 {
 	struct nlattr *a = info->attrs[FABRIQ_A_QOS_PORT];
-	struct fabriq_port *port;
+	struct fabriq_dev *fdev;
 
+	fdev = fabriq_nl_dev_lookup(info, FABRIQ_A_QOS_DEV_INDEX, FABRIQ_A_QOS_DEV_NAME);
+	if (IS_ERR(fdev))
+		return PTR_ERR(fdev);
 	if (!a) {
 		NL_SET_ERR_MSG(info->extack, "port is required to select a port");
-		return ERR_PTR(-EINVAL);
+		fabriq_dev_put(fdev);
+		return -EINVAL;
 	}
-	port = fabriq_dev_port(fdev, nla_get_u32(a));
-	if (!port) {
+	*portp = fabriq_dev_port(fdev, nla_get_u32(a));
+	if (!*portp) {
 		NL_SET_ERR_MSG_ATTR(info->extack, a, "port: the device has no such port");
-		return ERR_PTR(-EINVAL);
+		fabriq_dev_put(fdev);
+		return -EINVAL;
 	}
-	return port;
+	*fdevp = fdev;
+	return 0;
 }
 
 int fabriq_nl_qos_get_doit(struct sk_buff *skb, struct genl_info *info)
@@ -482,13 +493,9 @@ int fabriq_nl_qos_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *msg = NULL;
 	int err;
 
-	fdev = fabriq_nl_dev_lookup(info, FABRIQ_A_QOS_DEV_INDEX, FABRIQ_A_QOS_DEV_NAME);
-	if (IS_ERR(fdev))
-		return PTR_ERR(fdev);
-	port = fabriq_nl_qos_port(fdev, info);
-	err = PTR_ERR_OR_ZERO(port);
+	err = fabriq_nl_qos_lookup(info, &fdev, &port);
 	if (err)
-		goto out;
+		return err;
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	err = -ENOMEM;
@@ -561,13 +568,9 @@ int fabriq_nl_qos_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct fabriq_dev *fdev;
 	int err;
 
-	fdev = fabriq_nl_dev_lookup(info, FABRIQ_A_QOS_DEV_INDEX, FABRIQ_A_QOS_DEV_NAME);
-	if (IS_ERR(fdev))
-		return PTR_ERR(fdev);
-	port = fabriq_nl_qos_port(fdev, info);
-	err = PTR_ERR_OR_ZERO(port);
+	err = fabriq_nl_qos_lookup(info, &fdev, &port);
 	if (err)
-		goto out_put;
+		return err;
 	if (fdev->unsupported) {
 		NL_SET_ERR_MSG(info->extack, "fabriq does not support this device");
 		err = -EOPNOTSUPP;

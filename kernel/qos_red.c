@@ -123,9 +123,29 @@ static void fabriq_red_parms(const struct fabriq_ecn_prio *e, struct fabriq_red_
 
 /* ---- a kernel rtnetlink conversation ---- */
 
-static int fabriq_rtnl_open(struct socket **sock)
+/* A kernel netlink socket to rtnetlink and a buffer for its replies. */
+struct fabriq_rtnl {
+	struct socket *sock;
+	void *buf;
+};
+
+static int fabriq_rtnl_open(struct fabriq_rtnl *r)
 {
-	return sock_create_kern(&init_net, AF_NETLINK, SOCK_RAW, NETLINK_ROUTE, sock);
+	int err;
+
+	r->buf = kmalloc(FABRIQ_RED_RECV_BUF, GFP_KERNEL);
+	if (!r->buf)
+		return -ENOMEM;
+	err = sock_create_kern(&init_net, AF_NETLINK, SOCK_RAW, NETLINK_ROUTE, &r->sock);
+	if (err)
+		kfree(r->buf);
+	return err;
+}
+
+static void fabriq_rtnl_close(struct fabriq_rtnl *r)
+{
+	sock_release(r->sock);
+	kfree(r->buf);
 }
 
 static int fabriq_rtnl_send(struct socket *sock, struct sk_buff *skb)
@@ -185,17 +205,19 @@ static struct sk_buff *fabriq_tc_msg(int type, int flags, int ifindex, u32 paren
 	return skb;
 }
 
-static int fabriq_tc_request(struct socket *sock, struct sk_buff *skb, void *buf)
+/* Send @skb (consumed), read its answers into @cb, return the ack's error. */
+static int fabriq_tc_request(struct fabriq_rtnl *r, struct sk_buff *skb,
+			     void (*cb)(const struct nlmsghdr *nlh, void *arg), void *arg)
 {
 	int err;
 
 	nlmsg_end(skb, nlmsg_hdr(skb));
-	err = fabriq_rtnl_send(sock, skb);
+	err = fabriq_rtnl_send(r->sock, skb);
 	kfree_skb(skb);
-	return err ?: fabriq_rtnl_recv(sock, buf, NULL, NULL);
+	return err ?: fabriq_rtnl_recv(r->sock, r->buf, cb, arg);
 }
 
-static int fabriq_tc_add_prio(struct socket *sock, int ifindex, void *buf)
+static int fabriq_tc_add_prio(struct fabriq_rtnl *r, int ifindex)
 {
 	struct tc_prio_qopt qopt = { .bands = FABRIQ_QOS_NUM_PRIO };
 	struct tcmsg *tcm;
@@ -213,11 +235,11 @@ static int fabriq_tc_add_prio(struct socket *sock, int ifindex, void *buf)
 		kfree_skb(skb);
 		return -EMSGSIZE;
 	}
-	return fabriq_tc_request(sock, skb, buf);
+	return fabriq_tc_request(r, skb, NULL, NULL);
 }
 
-static int fabriq_tc_add_red(struct socket *sock, int ifindex, int band,
-			     const struct fabriq_ecn_prio *e, void *buf)
+static int fabriq_tc_add_red(struct fabriq_rtnl *r, int ifindex, int band,
+			     const struct fabriq_ecn_prio *e)
 {
 	struct fabriq_red_parms *rp;
 	struct nlattr *opts;
@@ -241,7 +263,7 @@ static int fabriq_tc_add_red(struct socket *sock, int ifindex, int band,
 	    nla_put_u32(skb, TCA_RED_MAX_P, rp->max_p))
 		goto out;
 	nla_nest_end(skb, opts);
-	err = fabriq_tc_request(sock, skb, buf);
+	err = fabriq_tc_request(r, skb, NULL, NULL);
 	skb = NULL;
 out:
 	kfree_skb(skb);
@@ -249,7 +271,7 @@ out:
 	return err;
 }
 
-static int fabriq_tc_del_root(struct socket *sock, int ifindex, void *buf)
+static int fabriq_tc_del_root(struct fabriq_rtnl *r, int ifindex)
 {
 	struct tcmsg *tcm;
 	struct sk_buff *skb;
@@ -257,7 +279,7 @@ static int fabriq_tc_del_root(struct socket *sock, int ifindex, void *buf)
 	skb = fabriq_tc_msg(RTM_DELQDISC, 0, ifindex, TC_H_ROOT, FABRIQ_RED_ROOT, &tcm);
 	if (!skb)
 		return -ENOMEM;
-	return fabriq_tc_request(sock, skb, buf);
+	return fabriq_tc_request(r, skb, NULL, NULL);
 }
 
 /* The handle of the netdev's root qdisc; 0 for the built-in defaults. */
@@ -288,9 +310,8 @@ int fabriq_qos_red_write(struct net_device *ndev, const struct fabriq_qos_cfg *c
 			 struct netlink_ext_ack *extack)
 {
 	u32 root = fabriq_root_handle(ndev);
-	struct socket *sock;
+	struct fabriq_rtnl r;
 	bool any = false;
-	void *buf;
 	int p, err;
 
 	if (root && root != FABRIQ_RED_ROOT) {
@@ -301,31 +322,23 @@ int fabriq_qos_red_write(struct net_device *ndev, const struct fabriq_qos_cfg *c
 		if ((cfg->ecn_prios & BIT(p)) && cfg->ecn[p].enable)
 			any = true;
 
-	buf = kmalloc(FABRIQ_RED_RECV_BUF, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	err = fabriq_rtnl_open(&sock);
+	err = fabriq_rtnl_open(&r);
 	if (err)
-		goto out_free;
-	if (root == FABRIQ_RED_ROOT) {
-		err = fabriq_tc_del_root(sock, ndev->ifindex, buf);
-		if (err)
-			goto out_sock;
-	}
-	if (!any)
-		goto out_sock;
-	err = fabriq_tc_add_prio(sock, ndev->ifindex, buf);
+		return err;
+	if (root == FABRIQ_RED_ROOT)
+		err = fabriq_tc_del_root(&r, ndev->ifindex);
+	if (err || !any)
+		goto out;
+	err = fabriq_tc_add_prio(&r, ndev->ifindex);
 	for (p = 0; !err && p < FABRIQ_QOS_NUM_PRIO; p++)
 		if ((cfg->ecn_prios & BIT(p)) && cfg->ecn[p].enable)
-			err = fabriq_tc_add_red(sock, ndev->ifindex, p, &cfg->ecn[p], buf);
+			err = fabriq_tc_add_red(&r, ndev->ifindex, p, &cfg->ecn[p]);
 	if (err) {
 		NL_SET_ERR_MSG(extack, "ecn: the kernel refused fabriq's RED qdiscs");
-		fabriq_tc_del_root(sock, ndev->ifindex, buf);
+		fabriq_tc_del_root(&r, ndev->ifindex);
 	}
-out_sock:
-	sock_release(sock);
-out_free:
-	kfree(buf);
+out:
+	fabriq_rtnl_close(&r);
 	return err;
 }
 
@@ -376,10 +389,9 @@ static void fabriq_red_read_one(const struct nlmsghdr *nlh, void *arg)
 int fabriq_qos_red_read(struct net_device *ndev, struct fabriq_qos_cfg *hw)
 {
 	struct fabriq_red_read rr = { .ifindex = ndev->ifindex, .hw = hw };
-	struct socket *sock;
+	struct fabriq_rtnl r;
 	struct tcmsg *tcm;
 	struct sk_buff *skb;
-	void *buf;
 	int err;
 
 	hw->ecn_prios = 0;
@@ -387,25 +399,12 @@ int fabriq_qos_red_read(struct net_device *ndev, struct fabriq_qos_cfg *hw)
 	if (fabriq_root_handle(ndev) != FABRIQ_RED_ROOT)
 		goto all_off;
 
-	buf = kmalloc(FABRIQ_RED_RECV_BUF, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	err = fabriq_rtnl_open(&sock);
+	err = fabriq_rtnl_open(&r);
 	if (err)
-		goto out_free;
+		return err;
 	skb = fabriq_tc_msg(RTM_GETQDISC, NLM_F_DUMP, ndev->ifindex, 0, 0, &tcm);
-	err = -ENOMEM;
-	if (!skb)
-		goto out_sock;
-	nlmsg_end(skb, nlmsg_hdr(skb));
-	err = fabriq_rtnl_send(sock, skb);
-	kfree_skb(skb);
-	if (!err)
-		err = fabriq_rtnl_recv(sock, buf, fabriq_red_read_one, &rr);
-out_sock:
-	sock_release(sock);
-out_free:
-	kfree(buf);
+	err = skb ? fabriq_tc_request(&r, skb, fabriq_red_read_one, &rr) : -ENOMEM;
+	fabriq_rtnl_close(&r);
 	if (err)
 		return err;
 all_off:

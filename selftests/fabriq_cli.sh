@@ -6,7 +6,7 @@
 # range and a non-zero exit status.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 13
+ktap_plan 16
 fq_load_fabriq || { ktap_not_ok "load fabriq"; ktap_finish; }
 
 # run CMD...: sets out (stdout+stderr) and rc
@@ -17,11 +17,18 @@ check_eq "-V prints the module's version" \
 	"fabriq $(modinfo -F version "$(modinfo -n fabriq 2>/dev/null || echo "$FQ_KO_DIR/fabriq.ko")")" \
 	"$(echo "$out" | cut -d' ' -f1-2)"
 run fq help
-check_match "help prints the grammar" "OBJECT := \{ dev \| monitor \}" "$out"
+check_match "help prints the grammar" "OBJECT := \{ dev \| qos \| ping \| monitor \}" "$out"
 run fq dev help
 check_match "dev help prints its grammar" "fabriq dev show \[DEV\]" "$out"
 run fq monitor help
 check_match "monitor help prints its grammar" "fabriq monitor \[count N\]" "$out"
+run fq qos help
+check_match "qos help prints its grammar" "fabriq qos set dev DEV \[port N\] SETTING" "$out"
+run fq ping help
+check_match "ping help prints its grammar" "fabriq ping ADDR \[from ADDR\] \[count N\]" "$out"
+run fq qos sho
+check_match "unknown qos command is named with the valid ones" \
+	"unknown command 'sho' \(valid: show, set, apply, export, help\)" "$out"
 run fq frobnicate
 check_eq "unknown object: exit 1" 1 "$rc"
 check_match "unknown object is named" "unknown object 'frobnicate'" "$out"

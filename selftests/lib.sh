@@ -135,3 +135,12 @@ fq_sim_del() { echo "$1" > "$FQ_SIM_BUS/del_device"; }
 
 # Number of RDMA devices the core knows about.
 rdma_dev_count() { rdma -j dev show | jq length; }
+
+# fq_wire_up ADDR: a two-guest run (tools/vm/wire): eth0 up with ADDR/24
+# and Soft-RoCE device rxe0 on it.
+fq_wire_up() {
+	modprobe virtio_net 2>/dev/null
+	wait_for 10 ip link show eth0 >/dev/null 2>&1 || return 1
+	ip link set eth0 up && ip addr add "$1/24" dev eth0 || return 1
+	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0
+}

@@ -4,7 +4,7 @@
  *
  * main.c dispatches objects; nl.c talks netlink; output.c prints text or
  * JSON; names.c turns uapi enums into words; one file per CLI object
- * (dev.c, qos.c with qos_cfg.c, monitor.c).
+ * (dev.c, qos.c with qos_cfg.c, ping.c, monitor.c).
  */
 #ifndef FABRIQ_CLI_H
 #define FABRIQ_CLI_H
@@ -59,6 +59,8 @@ const char *fq_attr_name(uint8_t cmd, const struct nlattr *outer, unsigned int t
 int do_dev(int argc, char **argv);
 int do_monitor(int argc, char **argv);
 int do_qos(int argc, char **argv);
+int do_ping(int argc, char **argv);
+void ping_usage(void);
 void dev_usage(void);
 void monitor_usage(void);
 void qos_usage(void);

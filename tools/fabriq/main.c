@@ -39,7 +39,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: fabriq [OPTIONS] OBJECT { COMMAND | help }\n"
 		"       fabriq help\n"
-		"where  OBJECT := { dev | qos | monitor }\n"
+		"where  OBJECT := { dev | qos | ping | monitor }\n"
 		"       OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n"
 		"\n"
 		"  -j, -json     JSON output\n"
@@ -53,6 +53,7 @@ static const struct {
 } objects[] = {
 	{ "dev", do_dev },
 	{ "qos", do_qos },
+	{ "ping", do_ping },
 	{ "monitor", do_monitor },
 };
 
@@ -92,7 +93,7 @@ int main(int argc, char **argv)
 		if (match(argv[0], objects[i].name))
 			return objects[i].run(argc - 1, argv + 1);
 
-	fprintf(stderr, "%s: unknown object '%s' (valid: dev, qos, monitor)\nTry '%s help'.\n",
+	fprintf(stderr, "%s: unknown object '%s' (valid: dev, qos, ping, monitor)\nTry '%s help'.\n",
 		prog, argv[0], prog);
 	return 1;
 }

@@ -79,12 +79,21 @@ static const char *const qos_ecn_attrs[] = {
 	[FABRIQ_A_QOS_ECN_PROB] = "intent ecn prob",
 };
 
+static const char *const ping_attrs[] = {
+	[FABRIQ_A_PING_DST] = "dst",
+	[FABRIQ_A_PING_SRC] = "src",
+	[FABRIQ_A_PING_COUNT] = "count",
+	[FABRIQ_A_PING_TIMEOUT_MS] = "timeout-ms",
+};
+
 /*
  * The name of attribute @type in a request of command @cmd; @outer is the
  * nest it sits in (NULL at the top level).
  */
 const char *fq_attr_name(uint8_t cmd, const struct nlattr *outer, unsigned int type)
 {
+	if (cmd == FABRIQ_CMD_PING)
+		return NAME(ping_attrs, type);
 	if (cmd != FABRIQ_CMD_QOS_GET && cmd != FABRIQ_CMD_QOS_SET)
 		return NAME(dev_attrs, type);
 	if (!outer)

@@ -27,6 +27,7 @@ enum fabriq_cmd {
 	FABRIQ_CMD_QOS_SET,		/* do, CAP_NET_ADMIN: change a port's intent */
 	FABRIQ_CMD_QOS_DRIFT_NTF,	/* events: hardware differs from the intent */
 	FABRIQ_CMD_QOS_WARN_NTF,	/* events: settings that disagree (QOS_MESSAGE) */
+	FABRIQ_CMD_PING,		/* do, CAP_NET_ADMIN: RC round trips to a peer fabriq */
 
 	__FABRIQ_CMD_MAX,
 	FABRIQ_CMD_MAX = __FABRIQ_CMD_MAX - 1
@@ -191,6 +192,30 @@ enum fabriq_qos_tsa {
 	[FABRIQ_QOS_F_ECN] = "ecn",					\
 	[FABRIQ_QOS_F_TCLASS] = "tc",					\
 	[FABRIQ_QOS_F_SL] = "sl" }
+
+/*
+ * attribute set "ping": FABRIQ_CMD_PING.  The request carries DST (and
+ * optionally SRC, COUNT, TIMEOUT_MS); the reply what was used and measured.
+ */
+enum fabriq_ping_attr {
+	FABRIQ_A_PING_UNSPEC,
+	FABRIQ_A_PING_PAD,
+	FABRIQ_A_PING_DST,		/* binary[4|16]: IPv4 or IPv6 address, network order */
+	FABRIQ_A_PING_SRC,		/* binary[4|16]: source address (default: routed) */
+	FABRIQ_A_PING_COUNT,		/* u32: round trips, 1-1000 (default 5) */
+	FABRIQ_A_PING_TIMEOUT_MS,	/* u32: per round trip, 1-60000 (default 1000) */
+	FABRIQ_A_PING_DEV_NAME,		/* string: the RDMA device the address resolved to */
+	FABRIQ_A_PING_PORT,		/* u32: its port */
+	FABRIQ_A_PING_TCLASS,		/* u8: traffic class used (the port's "tc" intent) */
+	FABRIQ_A_PING_SENT,		/* u32 */
+	FABRIQ_A_PING_RECEIVED,		/* u32 */
+	FABRIQ_A_PING_RTT_MIN_NS,	/* u64 */
+	FABRIQ_A_PING_RTT_AVG_NS,	/* u64 */
+	FABRIQ_A_PING_RTT_MAX_NS,	/* u64 */
+
+	__FABRIQ_A_PING_MAX,
+	FABRIQ_A_PING_MAX = __FABRIQ_A_PING_MAX - 1
+};
 
 /* Values are NodeInfo:NodeType and the kernel's rdma_node_type. */
 enum fabriq_node_type {

@@ -1,0 +1,556 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ping.c - fabriq ping: RC round trips between fabriq instances over the
+ * in-kernel rdma_cm, on QPs that carry the port's QoS intent (traffic
+ * class), the way fabriq's collectives will.
+ *
+ * Every fabriq listens on ping_port (RDMA_PS_TCP, any address) and echoes
+ * each message it receives on an accepted connection.  FABRIQ_CMD_PING
+ * resolves the destination, sets the traffic class of the port it resolved
+ * to (the port's "tc" intent), connects, and times COUNT sends, each
+ * answered by the echo.  Receives are always posted ahead, so no message
+ * ever meets receiver-not-ready.
+ *
+ * Device removal: a connection releases its QP, CQ and PD in the
+ * DEVICE_REMOVAL handler, under its own lock, so the core never waits for
+ * a ping in flight; the ping then ends with -ENODEV.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/completion.h>
+#include <linux/in.h>
+#include <linux/inet.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <rdma/rdma_cm.h>
+
+#include "fabriq.h"
+#include "qos.h"
+
+#define FABRIQ_PING_MSG		64
+#define FABRIQ_PING_DEPTH	4
+#define FABRIQ_PING_BUF		(FABRIQ_PING_MSG * (FABRIQ_PING_DEPTH + 1))
+#define FABRIQ_PING_RESOLVE_MS	2000
+
+static ushort ping_port = 18515;
+module_param(ping_port, ushort, 0444);
+MODULE_PARM_DESC(ping_port, "TCP port space port fabriq ping listens on (default 18515)");
+
+/**
+ * struct fabriq_ping_conn - one RC connection, either end
+ * @id: the rdma_cm id
+ * @passive: accepted by the listener (echoes), else the pinging end
+ * @lock: serialises posting against teardown
+ * @has_qp: @id has a QP that this connection created
+ * @pd: protection domain, NULL once released
+ * @cq: completion queue for both directions
+ * @buf: FABRIQ_PING_DEPTH receive slots, then the send slot
+ * @dma: @buf mapped for the device
+ * @recv_cqe: one per receive slot
+ * @send_cqe: the send slot's
+ * @event: the pinging end waits here for each rdma_cm step
+ * @recvd: the pinging end waits here for each echo
+ * @status: the last rdma_cm step's result (pinging end)
+ * @echo_seq: sequence number of the last echo (pinging end)
+ * @list: entry on fabriq_ping_conns (passive end)
+ */
+struct fabriq_ping_conn {
+	struct rdma_cm_id *id;
+	bool passive;
+	struct mutex lock;	/* see above */
+	bool has_qp;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	u8 *buf;
+	u64 dma;
+	struct ib_cqe recv_cqe[FABRIQ_PING_DEPTH];
+	struct ib_cqe send_cqe;
+	struct completion event;
+	struct completion recvd;
+	int status;
+	u64 echo_seq;
+	struct list_head list;
+};
+
+static struct rdma_cm_id *fabriq_ping_listener;
+/* protects fabriq_ping_conns: the passive connections that are alive */
+static DEFINE_MUTEX(fabriq_ping_lock);
+static LIST_HEAD(fabriq_ping_conns);
+
+/*
+ * Release the verbs resources; safe to call twice and from two threads.
+ * The pointers are taken under c->lock, so completion handlers (which
+ * post only while c->buf is set) stop using them; the resources are then
+ * freed without the lock, since ib_free_cq() waits for those handlers.
+ */
+static void fabriq_ping_release(struct fabriq_ping_conn *c)
+{
+	struct ib_device *dev = c->id->device;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	bool qp;
+	void *buf;
+	u64 dma;
+
+	mutex_lock(&c->lock);
+	qp = c->has_qp;
+	cq = c->cq;
+	pd = c->pd;
+	buf = c->buf;
+	dma = c->dma;
+	c->has_qp = false;
+	c->cq = NULL;
+	c->pd = NULL;
+	c->buf = NULL;
+	c->dma = 0;
+	mutex_unlock(&c->lock);
+
+	if (qp)
+		rdma_destroy_qp(c->id);
+	if (cq)
+		ib_free_cq(cq);
+	if (dma)
+		ib_dma_unmap_single(dev, dma, FABRIQ_PING_BUF, DMA_BIDIRECTIONAL);
+	kfree(buf);
+	if (pd)
+		ib_dealloc_pd(pd);
+}
+
+static int fabriq_ping_post_recv(struct fabriq_ping_conn *c, int slot)
+{
+	struct ib_sge sge = {
+		.addr = c->dma + slot * FABRIQ_PING_MSG,
+		.length = FABRIQ_PING_MSG,
+		.lkey = c->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = { .wr_cqe = &c->recv_cqe[slot], .sg_list = &sge, .num_sge = 1 };
+
+	return ib_post_recv(c->id->qp, &wr, NULL);
+}
+
+/* Send the send slot.  Context: c->lock held, resources present. */
+static int fabriq_ping_post_send(struct fabriq_ping_conn *c)
+{
+	u64 off = FABRIQ_PING_DEPTH * FABRIQ_PING_MSG;
+	struct ib_sge sge = {
+		.addr = c->dma + off,
+		.length = FABRIQ_PING_MSG,
+		.lkey = c->pd->local_dma_lkey,
+	};
+	struct ib_send_wr wr = {
+		.wr_cqe = &c->send_cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+
+	ib_dma_sync_single_for_device(c->id->device, c->dma + off, FABRIQ_PING_MSG,
+				      DMA_BIDIRECTIONAL);
+	return ib_post_send(c->id->qp, &wr, NULL);
+}
+
+static void fabriq_ping_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct fabriq_ping_conn *c = cq->cq_context;
+
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
+		pr_debug("ping send completion: %s\n", ib_wc_status_msg(wc->status));
+	if (!c->passive && wc->status != IB_WC_SUCCESS)
+		complete(&c->recvd);
+}
+
+/*
+ * A message arrived in one slot: the passive end echoes it, the pinging
+ * end notes the sequence number; both post the slot again at once.
+ */
+static void fabriq_ping_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct fabriq_ping_conn *c = cq->cq_context;
+	int slot = wc->wr_cqe - c->recv_cqe;
+	u8 *msg;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		if (!c->passive)
+			complete(&c->recvd);
+		return;
+	}
+	mutex_lock(&c->lock);
+	if (!c->buf)
+		goto out;
+	msg = c->buf + slot * FABRIQ_PING_MSG;
+	ib_dma_sync_single_for_cpu(c->id->device, c->dma + slot * FABRIQ_PING_MSG,
+				   FABRIQ_PING_MSG, DMA_BIDIRECTIONAL);
+	if (c->passive) {
+		memcpy(c->buf + FABRIQ_PING_DEPTH * FABRIQ_PING_MSG, msg, FABRIQ_PING_MSG);
+		fabriq_ping_post_send(c);
+	} else {
+		memcpy(&c->echo_seq, msg, sizeof(c->echo_seq));
+	}
+	fabriq_ping_post_recv(c, slot);
+out:
+	mutex_unlock(&c->lock);
+	if (!c->passive)
+		complete(&c->recvd);
+}
+
+/* PD, CQ, QP and buffer; receives posted ahead.  Context: process. */
+static int fabriq_ping_setup(struct fabriq_ping_conn *c)
+{
+	struct ib_device *dev = c->id->device;
+	struct ib_qp_init_attr attr = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.cap = {
+			.max_send_wr = FABRIQ_PING_DEPTH,
+			.max_recv_wr = FABRIQ_PING_DEPTH,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+	};
+	int i, err;
+
+	c->send_cqe.done = fabriq_ping_send_done;
+	for (i = 0; i < FABRIQ_PING_DEPTH; i++)
+		c->recv_cqe[i].done = fabriq_ping_recv_done;
+	c->pd = ib_alloc_pd(dev, 0);
+	if (IS_ERR(c->pd)) {
+		err = PTR_ERR(c->pd);
+		c->pd = NULL;
+		return err;
+	}
+	c->cq = ib_alloc_cq(dev, c, 2 * FABRIQ_PING_DEPTH, 0, IB_POLL_WORKQUEUE);
+	if (IS_ERR(c->cq)) {
+		err = PTR_ERR(c->cq);
+		c->cq = NULL;
+		return err;
+	}
+	attr.send_cq = c->cq;
+	attr.recv_cq = c->cq;
+	err = rdma_create_qp(c->id, c->pd, &attr);
+	if (err)
+		return err;
+	c->has_qp = true;
+	c->buf = kzalloc(FABRIQ_PING_BUF, GFP_KERNEL);
+	if (!c->buf)
+		return -ENOMEM;
+	c->dma = ib_dma_map_single(dev, c->buf, FABRIQ_PING_BUF, DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(dev, c->dma)) {
+		c->dma = 0;
+		return -ENOMEM;
+	}
+	for (i = 0; i < FABRIQ_PING_DEPTH; i++) {
+		err = fabriq_ping_post_recv(c, i);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static struct fabriq_ping_conn *fabriq_ping_conn_alloc(bool passive)
+{
+	struct fabriq_ping_conn *c = kzalloc(sizeof(*c), GFP_KERNEL);
+
+	if (!c)
+		return NULL;
+	c->passive = passive;
+	mutex_init(&c->lock);
+	init_completion(&c->event);
+	init_completion(&c->recvd);
+	INIT_LIST_HEAD(&c->list);
+	return c;
+}
+
+/* ---- the listening, echoing end ---- */
+
+static int fabriq_ping_accept(struct rdma_cm_id *id)
+{
+	struct rdma_conn_param param = { .rnr_retry_count = 7 };
+	struct fabriq_ping_conn *c;
+	int err;
+
+	c = fabriq_ping_conn_alloc(true);
+	if (!c)
+		return -ENOMEM;
+	c->id = id;
+	id->context = c;
+	mutex_lock(&c->lock);
+	err = fabriq_ping_setup(c);
+	mutex_unlock(&c->lock);
+	if (!err)
+		err = rdma_accept(id, &param);
+	if (err) {
+		fabriq_ping_release(c);
+		id->context = NULL;
+		kfree(c);
+		return err;
+	}
+	mutex_lock(&fabriq_ping_lock);
+	list_add_tail(&c->list, &fabriq_ping_conns);
+	mutex_unlock(&fabriq_ping_lock);
+	return 0;
+}
+
+/*
+ * Events of the listener and of every connection it accepted.  A non-zero
+ * return makes rdma_cm destroy the id.
+ */
+static int fabriq_ping_listen_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct fabriq_ping_conn *c = id->context;
+	bool mine;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_CONNECT_REQUEST:
+		/* the new id starts with the listener's context, NULL */
+		return fabriq_ping_accept(id) ? 1 : 0;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+		if (!c)
+			return 0;
+		fabriq_ping_release(c);
+		/* fabriq_ping_exit() owns the connections it took off the list */
+		mutex_lock(&fabriq_ping_lock);
+		mine = !list_empty(&c->list);
+		list_del_init(&c->list);
+		mutex_unlock(&fabriq_ping_lock);
+		if (!mine)
+			return 0;
+		kfree(c);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* ---- the pinging end ---- */
+
+static int fabriq_ping_active_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct fabriq_ping_conn *c = id->context;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+	case RDMA_CM_EVENT_ESTABLISHED:
+		c->status = 0;
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		c->status = -ECONNREFUSED;
+		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		fabriq_ping_release(c);
+		c->status = -ENODEV;
+		complete(&c->recvd);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		c->status = -ECONNRESET;
+		complete(&c->recvd);
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		c->status = ev->status ? ev->status : -EHOSTUNREACH;
+		if (c->status > 0)
+			c->status = -EHOSTUNREACH;
+		break;
+	default:
+		return 0;
+	}
+	complete(&c->event);
+	return 0;
+}
+
+/* Start one rdma_cm step and wait for its event. */
+static int fabriq_ping_step(struct fabriq_ping_conn *c, int started, unsigned long ms)
+{
+	if (started)
+		return started;
+	if (!wait_for_completion_timeout(&c->event, msecs_to_jiffies(ms)))
+		return -ETIMEDOUT;
+	reinit_completion(&c->event);
+	return c->status;
+}
+
+static int fabriq_ping_connect(struct fabriq_ping_conn *c, struct sockaddr *src,
+			       struct sockaddr *dst, struct fabriq_ping_result *res,
+			       struct netlink_ext_ack *extack)
+{
+	struct rdma_conn_param param = { .retry_count = 7, .rnr_retry_count = 7 };
+	int err;
+
+	err = fabriq_ping_step(c, rdma_resolve_addr(c->id, src, dst, FABRIQ_PING_RESOLVE_MS),
+			       FABRIQ_PING_RESOLVE_MS + 1000);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "cannot resolve the address to an RDMA device");
+		return err;
+	}
+	strscpy(res->dev_name, dev_name(&c->id->device->dev), sizeof(res->dev_name));
+	res->port = c->id->port_num;
+	/* fabriq's own traffic carries the port's traffic class intent */
+	if (!fabriq_qos_tclass(res->dev_name, res->port, &res->tclass)) {
+		res->has_tclass = true;
+		rdma_set_service_type(c->id, res->tclass);
+	}
+	err = fabriq_ping_step(c, rdma_resolve_route(c->id, FABRIQ_PING_RESOLVE_MS),
+			       FABRIQ_PING_RESOLVE_MS + 1000);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "cannot resolve a route to the address");
+		return err;
+	}
+	mutex_lock(&c->lock);
+	err = fabriq_ping_setup(c);
+	mutex_unlock(&c->lock);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "cannot create the QP");
+		return err;
+	}
+	err = fabriq_ping_step(c, rdma_connect(c->id, &param), 5000);
+	if (err == -ECONNREFUSED)
+		NL_SET_ERR_MSG(extack, "the peer refused: is fabriq loaded there?");
+	else if (err)
+		NL_SET_ERR_MSG(extack, "cannot connect to the peer");
+	return err;
+}
+
+/* One round trip; returns its time in ns or a negative errno. */
+static s64 fabriq_ping_once(struct fabriq_ping_conn *c, u64 seq, unsigned int timeout_ms)
+{
+	ktime_t t0;
+	int err;
+
+	reinit_completion(&c->recvd);
+	c->echo_seq = 0;
+	mutex_lock(&c->lock);
+	if (!c->buf) {
+		mutex_unlock(&c->lock);
+		return c->status ? c->status : -ENODEV;
+	}
+	memcpy(c->buf + FABRIQ_PING_DEPTH * FABRIQ_PING_MSG, &seq, sizeof(seq));
+	t0 = ktime_get();
+	err = fabriq_ping_post_send(c);
+	mutex_unlock(&c->lock);
+	if (err)
+		return err;
+	if (!wait_for_completion_timeout(&c->recvd, msecs_to_jiffies(timeout_ms)))
+		return -ETIMEDOUT;
+	if (c->echo_seq != seq)
+		return c->status ? c->status : -EIO;
+	return ktime_to_ns(ktime_sub(ktime_get(), t0));
+}
+
+/**
+ * fabriq_ping() - time RC round trips to the fabriq at @dst
+ * @src: source address, or NULL to let the route choose
+ * @dst: the peer's address (its ping_port is used when the port is 0)
+ * @count: round trips, 1-1000
+ * @timeout_ms: how long each may take
+ * @res: filled with the device and port used, and the times
+ * @extack: for the reason of a failure
+ *
+ * Context: process context, may sleep.  Return: 0 (some round trips may
+ * have timed out: see @res) or a negative errno.
+ */
+int fabriq_ping(struct sockaddr *src, struct sockaddr *dst, u32 count, u32 timeout_ms,
+		struct fabriq_ping_result *res, struct netlink_ext_ack *extack)
+{
+	struct fabriq_ping_conn *c;
+	u32 i;
+	s64 ns;
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	if (dst->sa_family == AF_INET && !((struct sockaddr_in *)dst)->sin_port)
+		((struct sockaddr_in *)dst)->sin_port = htons(ping_port);
+	if (dst->sa_family == AF_INET6 && !((struct sockaddr_in6 *)dst)->sin6_port)
+		((struct sockaddr_in6 *)dst)->sin6_port = htons(ping_port);
+	c = fabriq_ping_conn_alloc(false);
+	if (!c)
+		return -ENOMEM;
+	c->id = rdma_create_id(&init_net, fabriq_ping_active_handler, c, RDMA_PS_TCP,
+			       IB_QPT_RC);
+	if (IS_ERR(c->id)) {
+		err = PTR_ERR(c->id);
+		kfree(c);
+		return err;
+	}
+	err = fabriq_ping_connect(c, src, dst, res, extack);
+	for (i = 0; !err && i < count; i++) {
+		res->sent++;
+		ns = fabriq_ping_once(c, i + 1, timeout_ms);
+		if (ns == -ETIMEDOUT)
+			continue;
+		if (ns < 0) {
+			err = ns;
+			NL_SET_ERR_MSG(extack, "the connection failed during the ping");
+			break;
+		}
+		res->received++;
+		res->rtt_total_ns += ns;
+		if (!res->rtt_min_ns || ns < res->rtt_min_ns)
+			res->rtt_min_ns = ns;
+		if (ns > res->rtt_max_ns)
+			res->rtt_max_ns = ns;
+	}
+	rdma_disconnect(c->id);
+	fabriq_ping_release(c);
+	rdma_destroy_id(c->id);
+	kfree(c);
+	return err;
+}
+
+/**
+ * fabriq_ping_init() - listen for pings on ping_port, every address
+ *
+ * A busy port is reported and leaves fabriq without a listener; fabriq
+ * still loads.
+ *
+ * Context: module init.  Return: 0 or a negative errno.
+ */
+int fabriq_ping_init(void)
+{
+	struct sockaddr_in any = { .sin_family = AF_INET, .sin_port = htons(ping_port) };
+	struct rdma_cm_id *id;
+	int err;
+
+	id = rdma_create_id(&init_net, fabriq_ping_listen_handler, NULL, RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	err = rdma_bind_addr(id, (struct sockaddr *)&any);
+	if (!err)
+		err = rdma_listen(id, 16);
+	if (err) {
+		pr_warn("cannot listen for pings on port %u: %d\n", ping_port, err);
+		rdma_destroy_id(id);
+		return 0;
+	}
+	fabriq_ping_listener = id;
+	return 0;
+}
+
+/**
+ * fabriq_ping_exit() - stop listening and close every accepted connection
+ *
+ * Context: module exit.
+ */
+void fabriq_ping_exit(void)
+{
+	struct fabriq_ping_conn *c, *tmp;
+	LIST_HEAD(conns);
+
+	if (fabriq_ping_listener)
+		rdma_destroy_id(fabriq_ping_listener);
+	mutex_lock(&fabriq_ping_lock);
+	list_splice_init(&fabriq_ping_conns, &conns);
+	mutex_unlock(&fabriq_ping_lock);
+	list_for_each_entry_safe(c, tmp, &conns, list) {
+		list_del_init(&c->list);
+		rdma_disconnect(c->id);
+		fabriq_ping_release(c);
+		rdma_destroy_id(c->id);
+		kfree(c);
+	}
+}

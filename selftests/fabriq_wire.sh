@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# fabriq_wire.sh - fabriq's own RC QPs on a real wire, run by tools/vm/wire
+# in the probe guest (198.18.100.1, eth0) against a peer guest
+# (198.18.100.2) that runs fabriq too: `fabriq ping` round trips are
+# answered by the peer's fabriq, and every RoCEv2 packet that fabriq's QP
+# puts on eth0 carries the traffic class of the port's "tc" intent in its
+# IP header, as tcpdump captures it.  Not in TEST_PROGS: it needs the peer.
+. "$(dirname "$0")/lib.sh"
+
+ktap_plan 7
+PEER=198.18.100.2
+tmp=$(mktemp -d)
+trap '[ -n "${cap:-}" ] && kill "$cap" 2>/dev/null; rm -rf "$tmp"' EXIT
+fq_wire_up 198.18.100.1 || { ktap_not_ok "eth0 and rxe0 up"; ktap_finish; }
+check_true "the peer answers on the wire" wait_for 60 sh -c "ping -c 1 -W 1 $PEER >/dev/null"
+# the peer's fabriq may still be loading
+wait_for 60 sh -c "'$FQ_CLI' ping $PEER count 1 >/dev/null 2>&1"
+
+# Capture fabriq's RoCEv2 packets to the peer while it pings; print the
+# TOS bytes seen and the count.
+capture() {
+	tcpdump -i eth0 -nn -U -w "$tmp/$1.pcap" "udp dst port 4791 and dst host $PEER" \
+		2>"$tmp/$1.err" &
+	cap=$!
+	wait_for 10 grep -q "listening on" "$tmp/$1.err"
+	fq ping $PEER count 5 > "$tmp/$1.out"
+	sleep 1
+	kill "$cap"; wait "$cap" 2>/dev/null; cap=
+	echo "$(tcpdump -nn -v -r "$tmp/$1.pcap" 2>/dev/null | grep -o 'tos 0x[0-9a-f]*' | sort -u | xargs)"
+}
+tos=$(capture plain)
+check_match "round trips across the wire" "^ping $PEER via rxe0 port 1: 5 sent, 5 received" \
+	"$(cat "$tmp/plain.out")"
+check_eq "without a tc intent fabriq's packets carry tos 0x0" "tos 0x0" "$tos"
+fq qos set dev rxe0 tc 106
+tos=$(capture tc106)
+check_match "ping uses the port's traffic class" " tc 106: 5 sent, 5 received" "$(cat "$tmp/tc106.out")"
+check_eq "with tc 106 every RoCEv2 packet of fabriq's QP carries tos 0x6a" "tos 0x6a" "$tos"
+n=$(tcpdump -nn -r "$tmp/tc106.pcap" 2>/dev/null | wc -l)
+ktap_diag "$n RoCEv2 packets to the peer captured with tc 106"
+check_true "the capture holds the connection and all five sends" [ "$n" -ge 6 ]
+fq qos set dev rxe0 tc 0
+check_eq "tc 0 again: tos 0x0" "tos 0x0" "$(capture tc0)"
+ktap_finish
