@@ -156,10 +156,22 @@ struct fabriq_ping_result {
 	u64 rtt_total_ns;
 };
 
+/**
+ * struct fabriq_ping_opts - how to ping
+ * @count: round trips, 1-1000
+ * @timeout_ms: how long each may take
+ * @interval_ms: pause between round trips
+ */
+struct fabriq_ping_opts {
+	u32 count;
+	u32 timeout_ms;
+	u32 interval_ms;
+};
+
 struct sockaddr;
 int fabriq_ping_init(void);
 void fabriq_ping_exit(void);
-int fabriq_ping(struct sockaddr *src, struct sockaddr *dst, u32 count, u32 timeout_ms,
+int fabriq_ping(struct sockaddr *src, struct sockaddr *dst, const struct fabriq_ping_opts *opts,
 		struct fabriq_ping_result *res, struct netlink_ext_ack *extack);
 int fabriq_nl_ping_doit(struct sk_buff *skb, struct genl_info *info);
 extern const struct nla_policy fabriq_nl_ping_policy[FABRIQ_A_PING_MAX + 1];

@@ -21,6 +21,7 @@
 #include <linux/in.h>
 #include <linux/inet.h>
 #include <linux/module.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <rdma/rdma_cm.h>
 
@@ -364,13 +365,29 @@ static int fabriq_ping_active_handler(struct rdma_cm_id *id, struct rdma_cm_even
 	return 0;
 }
 
+/*
+ * Wait for @done up to @timeout jiffies; a fatal signal (the CLI killed)
+ * ends the wait.  Return: 0, -ETIMEDOUT or -EINTR.
+ */
+static int fabriq_ping_wait(struct completion *done, long timeout)
+{
+	long left = wait_for_completion_killable_timeout(done, max(timeout, 1L));
+
+	if (left < 0)
+		return -EINTR;
+	return left ? 0 : -ETIMEDOUT;
+}
+
 /* Start one rdma_cm step and wait for its event. */
 static int fabriq_ping_step(struct fabriq_ping_conn *c, int started, unsigned long ms)
 {
+	int err;
+
 	if (started)
 		return started;
-	if (!wait_for_completion_timeout(&c->event, msecs_to_jiffies(ms)))
-		return -ETIMEDOUT;
+	err = fabriq_ping_wait(&c->event, msecs_to_jiffies(ms));
+	if (err)
+		return err;
 	reinit_completion(&c->event);
 	return c->status;
 }
@@ -416,14 +433,17 @@ static int fabriq_ping_connect(struct fabriq_ping_conn *c, struct sockaddr *src,
 	return err;
 }
 
-/* One round trip; returns its time in ns or a negative errno. */
+/*
+ * One round trip; returns its time in ns or a negative errno.  An echo of
+ * an earlier, timed-out round trip is skipped.
+ */
 static s64 fabriq_ping_once(struct fabriq_ping_conn *c, u64 seq, unsigned int timeout_ms)
 {
+	unsigned long deadline = jiffies + msecs_to_jiffies(timeout_ms);
 	ktime_t t0;
 	int err;
 
 	reinit_completion(&c->recvd);
-	c->echo_seq = 0;
 	mutex_lock(&c->lock);
 	if (!c->buf) {
 		mutex_unlock(&c->lock);
@@ -435,26 +455,32 @@ static s64 fabriq_ping_once(struct fabriq_ping_conn *c, u64 seq, unsigned int ti
 	mutex_unlock(&c->lock);
 	if (err)
 		return err;
-	if (!wait_for_completion_timeout(&c->recvd, msecs_to_jiffies(timeout_ms)))
-		return -ETIMEDOUT;
-	if (c->echo_seq != seq)
-		return c->status ? c->status : -EIO;
-	return ktime_to_ns(ktime_sub(ktime_get(), t0));
+	for (;;) {
+		err = fabriq_ping_wait(&c->recvd, (long)(deadline - jiffies));
+		if (err)
+			return err;
+		if (READ_ONCE(c->echo_seq) == seq)
+			return ktime_to_ns(ktime_sub(ktime_get(), t0));
+		if (c->status || !READ_ONCE(c->buf))
+			return c->status ? c->status : -EIO;
+		if (time_after_eq(jiffies, deadline))
+			return -ETIMEDOUT;
+	}
 }
 
 /**
  * fabriq_ping() - time RC round trips to the fabriq at @dst
  * @src: source address, or NULL to let the route choose
  * @dst: the peer's address (its ping_port is used when the port is 0)
- * @count: round trips, 1-1000
- * @timeout_ms: how long each may take
+ * @opts: count, per-round-trip timeout, interval
  * @res: filled with the device and port used, and the times
  * @extack: for the reason of a failure
  *
- * Context: process context, may sleep.  Return: 0 (some round trips may
- * have timed out: see @res) or a negative errno.
+ * Context: process context, may sleep; a fatal signal ends it (-EINTR).
+ * Return: 0 (some round trips may have timed out: see @res) or a
+ * negative errno.
  */
-int fabriq_ping(struct sockaddr *src, struct sockaddr *dst, u32 count, u32 timeout_ms,
+int fabriq_ping(struct sockaddr *src, struct sockaddr *dst, const struct fabriq_ping_opts *opts,
 		struct fabriq_ping_result *res, struct netlink_ext_ack *extack)
 {
 	struct fabriq_ping_conn *c;
@@ -478,9 +504,15 @@ int fabriq_ping(struct sockaddr *src, struct sockaddr *dst, u32 count, u32 timeo
 		return err;
 	}
 	err = fabriq_ping_connect(c, src, dst, res, extack);
-	for (i = 0; !err && i < count; i++) {
+	for (i = 0; !err && i < opts->count; i++) {
+		if (i && opts->interval_ms &&
+		    schedule_timeout_killable(msecs_to_jiffies(opts->interval_ms)) &&
+		    fatal_signal_pending(current)) {
+			err = -EINTR;
+			break;
+		}
 		res->sent++;
-		ns = fabriq_ping_once(c, i + 1, timeout_ms);
+		ns = fabriq_ping_once(c, i + 1, opts->timeout_ms);
 		if (ns == -ETIMEDOUT)
 			continue;
 		if (ns < 0) {

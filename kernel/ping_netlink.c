@@ -8,6 +8,7 @@
 
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/module.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
 
@@ -24,12 +25,19 @@ static struct netlink_range_validation fabriq_nl_ping_timeout_range __ro_after_i
 	.max = 60000,
 };
 
+static struct netlink_range_validation fabriq_nl_ping_interval_range __ro_after_init = {
+	.min = 0,
+	.max = 60000,
+};
+
 const struct nla_policy fabriq_nl_ping_policy[FABRIQ_A_PING_MAX + 1] = {
 	[FABRIQ_A_PING_DST] = { .type = NLA_BINARY, .len = sizeof(struct in6_addr) },
 	[FABRIQ_A_PING_SRC] = { .type = NLA_BINARY, .len = sizeof(struct in6_addr) },
 	[FABRIQ_A_PING_COUNT] = NLA_POLICY_FULL_RANGE(NLA_U32, &fabriq_nl_ping_count_range),
 	[FABRIQ_A_PING_TIMEOUT_MS] = NLA_POLICY_FULL_RANGE(NLA_U32,
 							   &fabriq_nl_ping_timeout_range),
+	[FABRIQ_A_PING_INTERVAL_MS] = NLA_POLICY_FULL_RANGE(NLA_U32,
+							    &fabriq_nl_ping_interval_range),
 };
 
 /* An IPv4 (4 bytes) or IPv6 (16 bytes) address attribute as a sockaddr. */
@@ -86,7 +94,7 @@ int fabriq_nl_ping_doit(struct sk_buff *skb, struct genl_info *info)
 	struct sockaddr_storage dst, src;
 	struct fabriq_ping_result *res;
 	struct nlattr **tb = info->attrs;
-	u32 count = 5, timeout_ms = 1000;
+	struct fabriq_ping_opts opts = { .count = 5, .timeout_ms = 1000 };
 	int err;
 
 	if (!tb[FABRIQ_A_PING_DST]) {
@@ -104,17 +112,26 @@ int fabriq_nl_ping_doit(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 	if (tb[FABRIQ_A_PING_COUNT])
-		count = nla_get_u32(tb[FABRIQ_A_PING_COUNT]);
+		opts.count = nla_get_u32(tb[FABRIQ_A_PING_COUNT]);
 	if (tb[FABRIQ_A_PING_TIMEOUT_MS])
-		timeout_ms = nla_get_u32(tb[FABRIQ_A_PING_TIMEOUT_MS]);
+		opts.timeout_ms = nla_get_u32(tb[FABRIQ_A_PING_TIMEOUT_MS]);
+	if (tb[FABRIQ_A_PING_INTERVAL_MS])
+		opts.interval_ms = nla_get_u32(tb[FABRIQ_A_PING_INTERVAL_MS]);
 
+	/*
+	 * A ping may last minutes: hold the module so that it cannot be
+	 * unloaded under it (rmmod says it is in use instead).
+	 */
+	if (!try_module_get(THIS_MODULE))
+		return -ESHUTDOWN;
 	res = kzalloc(sizeof(*res), GFP_KERNEL);
-	if (!res)
-		return -ENOMEM;
-	err = fabriq_ping(tb[FABRIQ_A_PING_SRC] ? (struct sockaddr *)&src : NULL,
-			  (struct sockaddr *)&dst, count, timeout_ms, res, info->extack);
+	err = -ENOMEM;
+	if (res)
+		err = fabriq_ping(tb[FABRIQ_A_PING_SRC] ? (struct sockaddr *)&src : NULL,
+				  (struct sockaddr *)&dst, &opts, res, info->extack);
 	if (!err)
 		err = fabriq_nl_ping_reply(info, res);
 	kfree(res);
+	module_put(THIS_MODULE);
 	return err;
 }

@@ -10,7 +10,7 @@
 # class on a real wire is checked by fabriq_wire.sh across two guests.)
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 13
+ktap_plan 15
 modprobe rdma_rxe || { echo "1..0 # SKIP rdma_rxe not available"; exit 4; }
 tmp=$(mktemp -d)
 cleanup() {
@@ -51,10 +51,21 @@ check_eq "no connection or QP of a finished ping is left behind" "" \
 check_match "unprivileged ping is refused" "Operation not permitted" \
 	"$(setpriv --reuid=65534 --regid=65534 --clear-groups "$FQ_CLI" ping $B 2>&1)"
 
-# The device goes away under a long ping: it ends, nothing hangs.
-"$FQ_CLI" ping $B count 1000 timeout 200 > "$tmp/long.out" 2>&1 &
+# A killed ping ends at once.
+"$FQ_CLI" ping $B count 1000 interval 100 > /dev/null 2>&1 &
 bg=$!
 sleep 2
+kill -9 $bg
+wait $bg 2>/dev/null
+wait_for 10 sh -c "! kill -0 $bg 2>/dev/null"
+check_true "a killed ping ends at once" sh -c "! kill -0 $bg 2>/dev/null"
+bg=
+
+# The device goes away under a long ping: it ends, nothing hangs.
+"$FQ_CLI" ping $B count 1000 interval 100 > "$tmp/long.out" 2>&1 &
+bg=$!
+sleep 2
+check_match "fabriq cannot be unloaded under a running ping" "in use" "$(rmmod fabriq 2>&1)"
 rdma link del rxe91b
 wait_for 60 sh -c "! kill -0 $bg 2>/dev/null"
 check_true "the ping ended after its device was removed" sh -c "! kill -0 $bg 2>/dev/null"

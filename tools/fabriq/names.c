@@ -84,6 +84,7 @@ static const char *const ping_attrs[] = {
 	[FABRIQ_A_PING_SRC] = "src",
 	[FABRIQ_A_PING_COUNT] = "count",
 	[FABRIQ_A_PING_TIMEOUT_MS] = "timeout-ms",
+	[FABRIQ_A_PING_INTERVAL_MS] = "interval-ms",
 };
 
 /*

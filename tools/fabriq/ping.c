@@ -4,7 +4,7 @@
  * ADDR, over rdma_cm, with the traffic class of the port the address
  * resolves to (its `qos set ... tc` intent).
  *
- *   fabriq ping ADDR [from ADDR] [count N] [timeout MS]
+ *   fabriq ping ADDR [from ADDR] [count N] [timeout MS] [interval MS]
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -18,10 +18,11 @@
 void ping_usage(void)
 {
 	fprintf(stdout,
-		"Usage: fabriq ping ADDR [from ADDR] [count N] [timeout MS]\n"
+		"Usage: fabriq ping ADDR [from ADDR] [count N] [timeout MS] [interval MS]\n"
 		"       fabriq ping help\n"
 		"where  ADDR := IPv4 or IPv6 address of an RDMA port where fabriq runs\n"
-		"       N := 1-1000 round trips (default 5), MS := 1-60000 per round trip (default 1000)\n"
+		"       N := 1-1000 round trips (default 5); timeout: 1-60000 ms per round trip\n"
+		"       (default 1000); interval: 1-60000 ms between round trips (default none)\n"
 		"Needs CAP_NET_ADMIN.  The connection uses the traffic class of the local port\n"
 		"('fabriq qos set dev DEV tc N').\n");
 }
@@ -129,8 +130,10 @@ int do_ping(int argc, char **argv)
 			err = put_num(msg, FABRIQ_A_PING_COUNT, "count", v, 1000);
 		else if (match(argv[i], "timeout"))
 			err = put_num(msg, FABRIQ_A_PING_TIMEOUT_MS, "timeout", v, 60000);
+		else if (match(argv[i], "interval"))
+			err = put_num(msg, FABRIQ_A_PING_INTERVAL_MS, "interval", v, 60000);
 		else
-			err = usage_error("ping", "unexpected argument '%s' (valid: from, count, timeout)",
+			err = usage_error("ping", "unexpected argument '%s' (valid: from, count, timeout, interval)",
 					  argv[i]);
 	}
 	if (err) {

@@ -212,6 +212,7 @@ enum fabriq_ping_attr {
 	FABRIQ_A_PING_RTT_MIN_NS,	/* u64 */
 	FABRIQ_A_PING_RTT_AVG_NS,	/* u64 */
 	FABRIQ_A_PING_RTT_MAX_NS,	/* u64 */
+	FABRIQ_A_PING_INTERVAL_MS,	/* u32: wait between round trips, 0-60000 (default 0) */
 
 	__FABRIQ_A_PING_MAX,
 	FABRIQ_A_PING_MAX = __FABRIQ_A_PING_MAX - 1
