@@ -268,8 +268,10 @@ static void show_port(const struct qos_port *p, struct show_rows *rows)
 		if (f == FABRIQ_QOS_F_ECN || ib != !!(QOS_IB_FIELDS & QOS_BIT(f)))
 			continue;
 		qos_fmt_field(a, sizeof(a), &p->intent, f);
-		if (f == FABRIQ_QOS_F_TCLASS || f == FABRIQ_QOS_F_SL)
+		if (f == FABRIQ_QOS_F_TCLASS)
 			snprintf(b, sizeof(b), "(fabriq's own QPs)");
+		else if (f == FABRIQ_QOS_F_SL)
+			snprintf(b, sizeof(b), "(held by fabriq)");
 		else
 			qos_fmt_field(b, sizeof(b), &p->hw, f);
 		show_add(rows, qos_field_names[f], a, b, p->drift & QOS_BIT(f));
