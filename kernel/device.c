@@ -326,7 +326,7 @@ static int fabriq_ib_add(struct ib_device *ibdev)
 	fabriq_debugfs_dev_add(fdev);
 	fabriq_nl_notify_dev(fdev, FABRIQ_CMD_DEV_ADD_NTF, NULL);
 	if (!fdev->unsupported)
-		fabriq_qos_dev_added(fdev);
+		fabriq_qos_dev_added(ibdev);
 	dev_dbg(&ibdev->dev, "fabriq: attached%s\n", fdev->unsupported ? " (unsupported)" : "");
 	return 0;
 }

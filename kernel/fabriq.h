@@ -124,7 +124,7 @@ int fabriq_qos_ecn_set(struct ib_device *ibdev, u32 port, u8 prio,
 
 /* qos.c: what the device and debugfs files tell the QoS intent store */
 struct seq_file;
-void fabriq_qos_dev_added(struct fabriq_dev *fdev);
+void fabriq_qos_dev_added(struct ib_device *ibdev);
 void fabriq_qos_port_active(struct fabriq_dev *fdev, struct fabriq_port *port);
 void fabriq_qos_dev_renamed(const char *old_name, const char *new_name);
 int fabriq_qos_tclass(const char *dev_name, u32 port, u8 *tclass);

@@ -765,6 +765,59 @@ int fabriq_qos_get(struct fabriq_dev *fdev, struct fabriq_port *port,
 	return err;
 }
 
+/*
+ * A request to re-apply the intents of a device (all ports, or @port).
+ * Requests are queued without fabriq_qos_lock: the check work holds that
+ * lock while it takes rtnl_lock, and a device may be added by a thread
+ * that holds rtnl_lock.
+ */
+struct fabriq_qos_mark_req {
+	struct list_head list;
+	char dev_name[FABRIQ_DEV_NAME_MAX];
+	u32 port;
+};
+
+static DEFINE_SPINLOCK(fabriq_qos_marks_lock);
+static LIST_HEAD(fabriq_qos_marks);
+
+static void fabriq_qos_mark(const char *dev_name, u32 port)
+{
+	struct fabriq_qos_mark_req *req = kzalloc(sizeof(*req), GFP_KERNEL);
+
+	if (!req)
+		return;
+	strscpy(req->dev_name, dev_name, sizeof(req->dev_name));
+	req->port = port;
+	spin_lock(&fabriq_qos_marks_lock);
+	list_add_tail(&req->list, &fabriq_qos_marks);
+	spin_unlock(&fabriq_qos_marks_lock);
+	fabriq_qos_kick(0);
+}
+
+/* Turn the queued requests into reapply flags.  Context: fabriq_qos_lock held. */
+static void fabriq_qos_take_marks(void)
+{
+	struct fabriq_qos_mark_req *req, *tmp;
+	struct fabriq_qos_intent *it;
+	LIST_HEAD(marks);
+
+	lockdep_assert_held(&fabriq_qos_lock);
+	spin_lock(&fabriq_qos_marks_lock);
+	list_splice_init(&fabriq_qos_marks, &marks);
+	spin_unlock(&fabriq_qos_marks_lock);
+	list_for_each_entry_safe(req, tmp, &marks, list) {
+		list_for_each_entry(it, &fabriq_qos_intents, list) {
+			if (strcmp(it->dev_name, req->dev_name) ||
+			    (req->port && it->port != req->port))
+				continue;
+			it->reapply = true;
+			it->reapply_failed = false;
+		}
+		list_del(&req->list);
+		kfree(req);
+	}
+}
+
 /* ---- re-apply and drift ---- */
 
 static void fabriq_qos_report_drift(struct fabriq_qos_intent *it, u32 drift,
@@ -849,6 +902,7 @@ static void fabriq_qos_check(struct work_struct *work)
 	wa = kmalloc(sizeof(*wa), GFP_KERNEL);
 	if (wa) {
 		mutex_lock(&fabriq_qos_lock);
+		fabriq_qos_take_marks();
 		list_for_each_entry(it, &fabriq_qos_intents, list) {
 			fdev = fabriq_dev_get_by_name(it->dev_name);
 			if (!fdev)
@@ -865,34 +919,15 @@ static void fabriq_qos_check(struct work_struct *work)
 		queue_delayed_work(system_wq, &fabriq_qos_check_work, msecs_to_jiffies(period));
 }
 
-/* Mark the intents of @fdev (all ports, or port @port) for re-apply. */
-static void fabriq_qos_mark(struct fabriq_dev *fdev, u32 port)
-{
-	struct fabriq_qos_intent *it;
-	bool any = false;
-
-	mutex_lock(&fabriq_qos_lock);
-	list_for_each_entry(it, &fabriq_qos_intents, list) {
-		if (strcmp(it->dev_name, fdev->name) || (port && it->port != port))
-			continue;
-		it->reapply = true;
-		it->reapply_failed = false;
-		any = true;
-	}
-	mutex_unlock(&fabriq_qos_lock);
-	if (any)
-		fabriq_qos_kick(0);
-}
-
 /**
  * fabriq_qos_dev_added() - a device (re)appeared: re-apply its intents
- * @fdev: the device
+ * @ibdev: the device, as the ib_client's add callback gets it
  *
- * Context: process context; no fabriq lock held.
+ * Context: process context; no fabriq lock held; rtnl_lock may be held.
  */
-void fabriq_qos_dev_added(struct fabriq_dev *fdev)
+void fabriq_qos_dev_added(struct ib_device *ibdev)
 {
-	fabriq_qos_mark(fdev, 0);
+	fabriq_qos_mark(dev_name(&ibdev->dev), 0);
 }
 
 /**
@@ -904,7 +939,12 @@ void fabriq_qos_dev_added(struct fabriq_dev *fdev)
  */
 void fabriq_qos_port_active(struct fabriq_dev *fdev, struct fabriq_port *port)
 {
-	fabriq_qos_mark(fdev, port->num);
+	char name[FABRIQ_DEV_NAME_MAX];
+
+	mutex_lock(&fdev->lock);
+	strscpy(name, fdev->name, sizeof(name));
+	mutex_unlock(&fdev->lock);
+	fabriq_qos_mark(name, port->num);
 }
 
 /**
@@ -1024,6 +1064,9 @@ void fabriq_qos_exit(void)
 
 	WRITE_ONCE(fabriq_qos_stopping, true);
 	cancel_delayed_work_sync(&fabriq_qos_check_work);
+	mutex_lock(&fabriq_qos_lock);
+	fabriq_qos_take_marks();
+	mutex_unlock(&fabriq_qos_lock);
 	list_for_each_entry_safe(it, tmp, &fabriq_qos_intents, list) {
 		list_del(&it->list);
 		kfree(it);

@@ -31,6 +31,7 @@ capture() {
 	echo "$(tcpdump -nn -v -r "$tmp/$1.pcap" 2>/dev/null | grep -o 'tos 0x[0-9a-f]*' | sort -u | xargs)"
 }
 tos=$(capture plain)
+ktap_diag "$(cat "$tmp/plain.out")"
 check_match "round trips across the wire" "^ping $PEER via rxe0 port 1: 5 sent, 5 received" \
 	"$(cat "$tmp/plain.out")"
 check_eq "without a tc intent fabriq's packets carry tos 0x0" "tos 0x0" "$tos"
