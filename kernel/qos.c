@@ -272,7 +272,8 @@ static bool fabriq_qos_field_eq(const struct fabriq_qos_cfg *a, const struct fab
  *
  * Return: a bitmask of enum fabriq_qos_field.
  */
-u32 fabriq_qos_diff(const struct fabriq_qos_cfg *intent, const struct fabriq_qos_cfg *hw)
+static u32 fabriq_qos_diff(const struct fabriq_qos_cfg *intent,
+			   const struct fabriq_qos_cfg *hw)
 {
 	u32 fields = intent->present & hw->present & ~FABRIQ_QOS_SOFT_FIELDS;
 	u32 drift = 0;

@@ -123,8 +123,6 @@ int fabriq_qos_set(struct fabriq_dev *fdev, u32 port_num, const struct fabriq_qo
 int fabriq_qos_get(struct fabriq_dev *fdev, struct fabriq_port *port,
 		   struct fabriq_qos_cfg *intent, struct fabriq_qos_cfg *hw,
 		   struct fabriq_qos_caps *caps, u32 *drift, char *warning, size_t wlen);
-u32 fabriq_qos_diff(const struct fabriq_qos_cfg *intent, const struct fabriq_qos_cfg *hw);
-int fabriq_qos_vls_count(u8 oper_vls_enc);
 
 /* qos_ib.c; Context: fdev->lock held, ibdev present */
 int fabriq_qos_ib_read(struct ib_device *ibdev, u32 port, struct fabriq_qos_cfg *hw,

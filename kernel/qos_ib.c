@@ -36,7 +36,7 @@ static const u8 fabriq_vls_enc_count[] = { 0, 1, 2, 4, 8, 15 };
  *
  * Return: the count, or 0 for a reserved encoding.
  */
-int fabriq_qos_vls_count(u8 enc)
+static int fabriq_qos_vls_count(u8 enc)
 {
 	return enc < ARRAY_SIZE(fabriq_vls_enc_count) ? fabriq_vls_enc_count[enc] : 0;
 }

@@ -279,28 +279,27 @@ int qos_port_from_msg(struct nl_msg *msg, struct qos_port *p)
 /* What the port will hold: the hardware, with the intent over it. */
 void qos_effective(const struct qos_port *p, struct qos_cfg *out)
 {
-	struct qos_cfg *tmp = out;
 	size_t i;
 	int f;
 
-	*tmp = p->hw;
+	*out = p->hw;
 	for (i = 0; i < ARRAY_LEN(cfg_arrays); i++)
 		if (p->intent.present & QOS_BIT(cfg_arrays[i].field))
-			memcpy((uint8_t *)tmp + cfg_arrays[i].off,
+			memcpy((uint8_t *)out + cfg_arrays[i].off,
 			       (const uint8_t *)&p->intent + cfg_arrays[i].off, cfg_arrays[i].len);
 	for (i = 0; i < ARRAY_LEN(cfg_bytes); i++)
 		if (p->intent.present & QOS_BIT(cfg_bytes[i].field))
-			*((uint8_t *)tmp + cfg_bytes[i].off) =
+			*((uint8_t *)out + cfg_bytes[i].off) =
 				*((const uint8_t *)&p->intent + cfg_bytes[i].off);
 	if (p->intent.present & QOS_BIT(FABRIQ_QOS_F_VLARB_HIGH))
-		tmp->vlarb_high = p->intent.vlarb_high;
+		out->vlarb_high = p->intent.vlarb_high;
 	if (p->intent.present & QOS_BIT(FABRIQ_QOS_F_VLARB_LOW))
-		tmp->vlarb_low = p->intent.vlarb_low;
+		out->vlarb_low = p->intent.vlarb_low;
 	for (f = 0; f < FABRIQ_QOS_NUM_PRIO; f++)
 		if (p->intent.ecn_prios & (1u << f))
-			tmp->ecn[f] = p->intent.ecn[f];
-	tmp->ecn_prios |= p->intent.ecn_prios;
-	tmp->present |= p->intent.present;
+			out->ecn[f] = p->intent.ecn[f];
+	out->ecn_prios |= p->intent.ecn_prios;
+	out->present |= p->intent.present;
 }
 
 /* ---- text out ---- */
@@ -645,28 +644,30 @@ static int parse_ets(int argc, char **argv, const struct qos_cfg *eff, struct qo
 		const char *sub = argv[used];
 		const char *val = argc - used >= 2 ? argv[used + 1] : NULL;
 		struct map_ctx m = { NULL, "priority", "TC", 7, 7 };
+		const uint8_t *cur;
 		int field;
 
 		if (!strcmp(sub, "prio-tc")) {
 			field = FABRIQ_QOS_F_ETS_PRIO_TC;
 			m.map = req->prio_tc;
+			cur = eff->prio_tc;
 		} else if (!strcmp(sub, "tc-bw")) {
 			field = FABRIQ_QOS_F_ETS_TC_BW;
 			m.map = req->tc_bw;
+			cur = eff->tc_bw;
 			m.kname = "TC";
 			m.vname = "bandwidth";
 			m.vmax = 100;
 		} else if (!strcmp(sub, "tc-tsa")) {
 			field = FABRIQ_QOS_F_ETS_TC_TSA;
+			m.map = req->tc_tsa;
+			cur = eff->tc_tsa;
 		} else {
 			break;
 		}
+		/* the entries not named keep the port's current values */
 		if (!(req->present & QOS_BIT(field)))
-			memcpy(field == FABRIQ_QOS_F_ETS_PRIO_TC ? req->prio_tc :
-			       field == FABRIQ_QOS_F_ETS_TC_BW ? req->tc_bw : req->tc_tsa,
-			       field == FABRIQ_QOS_F_ETS_PRIO_TC ? eff->prio_tc :
-			       field == FABRIQ_QOS_F_ETS_TC_BW ? eff->tc_bw : eff->tc_tsa,
-			       FABRIQ_QOS_NUM_PRIO);
+			memcpy(m.map, cur, FABRIQ_QOS_NUM_PRIO);
 		if (field == FABRIQ_QOS_F_ETS_TC_TSA ?
 		    pairs("ets tc-tsa", val, false, req->tc_tsa, tsa_pair) :
 		    pairs(qos_field_names[field], val, false, &m, map_pair))
