@@ -5,6 +5,7 @@
  *   fabriq/devices/<dev>/port<N>/info   port snapshot, one "key value" per line
  *   fabriq/devices/<dev>/port<N>/qos    QoS: intent, hardware read-back and
  *                                       drift per field (qos.c), read-only
+ *   fabriq/comms/, fabriq/objects       communicators (comm_debugfs.c)
  *
  * Files point at fabriq_port objects; debugfs_remove_recursive() waits for
  * readers in flight, and device.c removes a device's tree before it lets
@@ -130,6 +131,12 @@ void fabriq_debugfs_dev_rename(struct fabriq_dev *fdev)
 			   fdev->name);
 	if (IS_ERR(d))
 		pr_warn("debugfs: cannot rename to %s: %pe\n", fdev->name, d);
+}
+
+/* the root, for the files other parts own (comm_debugfs.c) */
+struct dentry *fabriq_debugfs_root(void)
+{
+	return fabriq_dbg_root;
 }
 
 /**

@@ -16,6 +16,7 @@
 
 #include "compat.h"
 #include "fabriq.h"
+#include "comm.h"
 #include "fabriq_backend.h"
 
 /* protects fabriq_devs and every fabriq_dev.list; also fabriq_dev.name writes */
@@ -335,6 +336,13 @@ static void fabriq_ib_remove(struct ib_device *ibdev, void *client_data)
 {
 	struct fabriq_dev *fdev = client_data;
 	u32 i;
+
+	/*
+	 * Communicators first: they hold rdma_cm ids, PDs and QPs on the
+	 * device.  fabriq's client is removed before rdma_cm's (the core
+	 * removes clients in reverse order), so nothing waits for them later.
+	 */
+	fq_comm_dev_removed(ibdev);
 
 	ib_unregister_event_handler(&fdev->event_handler);
 	for (i = 0; i < fdev->num_ports; i++)

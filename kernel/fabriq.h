@@ -182,5 +182,6 @@ void fabriq_debugfs_exit(void);
 void fabriq_debugfs_dev_add(struct fabriq_dev *fdev);
 void fabriq_debugfs_dev_del(struct fabriq_dev *fdev);
 void fabriq_debugfs_dev_rename(struct fabriq_dev *fdev);
+struct dentry *fabriq_debugfs_root(void);
 
 #endif /* _FABRIQ_H */

@@ -4,7 +4,8 @@
  *
  * debugfs first (others hang their files off it), then the netlink family
  * (device add/remove sends notifications through it), then the ib_client
- * (which calls both as devices appear).  Exit undoes it in reverse.
+ * (which calls both as devices appear), the ping listener, and last
+ * /dev/fabriq.  Exit undoes it in reverse.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -12,6 +13,7 @@
 
 #include "fabriq.h"
 #include "qos.h"
+#include "comm.h"
 
 #define FABRIQ_VERSION "0.1.0"
 
@@ -37,9 +39,15 @@ static int __init fabriq_init(void)
 	if (err)
 		goto err_device;
 
+	err = fq_comm_init();
+	if (err)
+		goto err_ping;
+
 	pr_info("version " FABRIQ_VERSION " loaded\n");
 	return 0;
 
+err_ping:
+	fabriq_ping_exit();
 err_device:
 	fabriq_device_exit();
 err_qos:
@@ -53,6 +61,7 @@ err_debugfs:
 
 static void __exit fabriq_exit(void)
 {
+	fq_comm_exit();
 	fabriq_ping_exit();
 	fabriq_device_exit();
 	fabriq_qos_exit();

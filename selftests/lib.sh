@@ -144,3 +144,48 @@ fq_wire_up() {
 	ip link set eth0 up && ip addr add "$1/24" dev eth0 || return 1
 	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0
 }
+
+# fq_ranks_up N: N local "hosts" for multi-rank runs in one guest.  Rank i
+# gets veth fqr$i with 198.19.0.(i+1)/24 and Soft-RoCE device fqr$i; the
+# other veth ends sit on bridge fqbr.  Policy routing sends traffic between
+# two local addresses out of the source's own veth (not through lo, where
+# rxe would drop it), and accept_local lets the receiving end take it.
+fq_ranks_up() {
+	local n=$1 i a
+	modprobe rdma_rxe || return 1
+	sysctl -qw net.ipv4.conf.all.accept_local=1 net.ipv4.conf.all.arp_ignore=1 \
+		net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 || return 1
+	ip link add fqbr type bridge 2>/dev/null
+	ip link set fqbr up || return 1
+	if ! ip rule show pref 100 | grep -q local; then
+		ip rule add pref 100 lookup local && ip rule del pref 0 || return 1
+	fi
+	for ((i = 0; i < n; i++)); do
+		a=198.19.0.$((i + 1))
+		ip link show "fqr$i" >/dev/null 2>&1 && continue
+		ip link add "fqr$i" type veth peer name "fqr${i}p" || return 1
+		sysctl -qw "net.ipv4.conf.fqr$i.rp_filter=0"
+		ip link set "fqr${i}p" master fqbr && ip link set "fqr${i}p" up &&
+		ip addr add "$a/24" dev "fqr$i" && ip link set "fqr$i" up || return 1
+		ip rule add pref 10 from "$a" iif lo lookup $((200 + i)) &&
+		ip route add 198.19.0.0/24 dev "fqr$i" src "$a" table $((200 + i)) &&
+		ip route add throw "$a/32" table $((200 + i)) || return 1
+		rdma link add "fqr$i" type rxe netdev "fqr$i" || return 1
+	done
+}
+
+# fq_ranks_addr I: the address of local rank I
+fq_ranks_addr() { echo "198.19.0.$(($1 + 1))"; }
+
+fq_ranks_down() {
+	local i
+	for ((i = 0; i < 16; i++)); do
+		ip link show "fqr$i" >/dev/null 2>&1 || continue
+		rdma link del "fqr$i" 2>/dev/null
+		ip rule del pref 10 from "198.19.0.$((i + 1))" 2>/dev/null
+		ip route flush table $((200 + i)) 2>/dev/null
+		ip link del "fqr$i"
+	done
+	ip link del fqbr 2>/dev/null
+	true
+}

@@ -9,6 +9,9 @@
 #ifndef _UAPI_LINUX_FABRIQ_H
 #define _UAPI_LINUX_FABRIQ_H
 
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
 #define FABRIQ_GENL_NAME	"fabriq"
 #define FABRIQ_GENL_VERSION	1
 #define FABRIQ_MCGRP_EVENTS	"events"
@@ -302,5 +305,165 @@ enum fabriq_port_phys_state {
 	[FABRIQ_PHYS_LINK_UP] = "LINK_UP",				\
 	[FABRIQ_PHYS_LINK_ERROR_RECOVERY] = "LINK_ERROR_RECOVERY",	\
 	[FABRIQ_PHYS_PHY_TEST] = "PHY_TEST" }
+
+/*
+ * /dev/fabriq: collectives offloaded into the kernel.
+ *
+ * Each open file holds at most one communicator.  FABRIQ_IOC_COMM_INIT
+ * connects it (rank r listens on addrs[r] port base_port + r and connects
+ * to every lower rank), FABRIQ_IOC_COLL runs one collective, synchronously
+ * or (FABRIQ_COLL_F_ASYNC) queued, in which case read() returns one
+ * struct fabriq_completion per finished operation, in submission order,
+ * and poll() reports EPOLLIN when one is ready.  close() tears it down.
+ */
+#define FABRIQ_DEV_NODE		"fabriq"
+#define FABRIQ_MAX_RANKS	1024
+#define FABRIQ_MAX_CHANNELS	4
+#define FABRIQ_MAX_INFLIGHT	64	/* async operations queued on one communicator */
+
+/* Values follow NCCL's ncclDataType_t. */
+enum fabriq_dtype {
+	FABRIQ_INT8,
+	FABRIQ_UINT8,
+	FABRIQ_INT32,
+	FABRIQ_UINT32,
+	FABRIQ_INT64,
+	FABRIQ_UINT64,
+	FABRIQ_FLOAT16,
+	FABRIQ_FLOAT32,
+	FABRIQ_FLOAT64,
+	FABRIQ_BFLOAT16,
+	__FABRIQ_DTYPE_MAX
+};
+
+/* Values follow NCCL's ncclRedOp_t; the bitwise ops are fabriq's (integers only). */
+enum fabriq_redop {
+	FABRIQ_OP_SUM,
+	FABRIQ_OP_PROD,
+	FABRIQ_OP_MAX,
+	FABRIQ_OP_MIN,
+	FABRIQ_OP_AVG,		/* floating-point types only */
+	FABRIQ_OP_BAND,
+	FABRIQ_OP_BOR,
+	FABRIQ_OP_BXOR,
+	__FABRIQ_OP_MAX
+};
+
+enum fabriq_coll_type {
+	FABRIQ_COLL_ALLREDUCE,
+	FABRIQ_COLL_ALLGATHER,
+	FABRIQ_COLL_REDUCESCATTER,
+	FABRIQ_COLL_BROADCAST,
+	FABRIQ_COLL_REDUCE,
+	FABRIQ_COLL_BARRIER,
+	FABRIQ_COLL_ALLTOALL,
+	__FABRIQ_COLL_MAX
+};
+
+enum fabriq_algo {
+	FABRIQ_ALGO_AUTO,	/* by size: see fabriq_comm_init.small_bytes */
+	FABRIQ_ALGO_RING,	/* allreduce, allgather, reducescatter, broadcast, reduce */
+	FABRIQ_ALGO_RD,		/* recursive doubling: allreduce, barrier */
+	FABRIQ_ALGO_TREE,	/* binomial tree: broadcast, reduce; allreduce = Rabenseifner */
+	FABRIQ_ALGO_DIRECT,	/* pairwise exchange: alltoall */
+	__FABRIQ_ALGO_MAX
+};
+
+/**
+ * struct fabriq_addr - one rank's address
+ * @family: AF_INET or AF_INET6
+ * @addr: the address, network order (IPv4 in the first 4 bytes)
+ */
+struct fabriq_addr {
+	__u16 family;
+	__u16 reserved;
+	__u8 addr[16];
+};
+
+#define FABRIQ_COMM_F_TCLASS	(1U << 0)	/* use @tclass, not the port's tc intent */
+
+/**
+ * struct fabriq_comm_init - FABRIQ_IOC_COMM_INIT
+ * @comm_id: the communicator's id; the same on every rank
+ * @nranks: 1..FABRIQ_MAX_RANKS
+ * @rank: this process's rank, < @nranks
+ * @addrs: user pointer to @nranks struct fabriq_addr
+ * @base_port: rank r listens on base_port + r (RDMA_PS_TCP)
+ * @algo: enum fabriq_algo preferred for every call (AUTO: by size)
+ * @tclass: traffic class of the QPs when FABRIQ_COMM_F_TCLASS is set
+ * @flags: FABRIQ_COMM_F_*
+ * @chunk_bytes: bytes per message, 4 KiB..1 MiB, a multiple of 8 (0: 64 KiB)
+ * @channels: QPs per peer, 1..FABRIQ_MAX_CHANNELS (0: 1)
+ * @connect_timeout_ms: how long to wait for every peer (0: 30000)
+ * @op_timeout_ms: an operation that makes no progress this long fails (0: 30000)
+ * @small_bytes: AUTO uses latency-bound schedules below this many bytes (0: 32768)
+ */
+struct fabriq_comm_init {
+	__u64 comm_id;
+	__u32 nranks;
+	__u32 rank;
+	__u64 addrs;
+	__u16 base_port;
+	__u8 algo;
+	__u8 tclass;
+	__u32 flags;
+	__u32 chunk_bytes;
+	__u32 channels;
+	__u32 connect_timeout_ms;
+	__u32 op_timeout_ms;
+	__u32 small_bytes;
+	__u32 reserved[5];
+};
+
+#define FABRIQ_COLL_F_ASYNC	(1U << 0)	/* queue it; the completion is read() from the fd */
+
+/**
+ * struct fabriq_coll - FABRIQ_IOC_COLL
+ * @coll: enum fabriq_coll_type
+ * @dtype: enum fabriq_dtype
+ * @redop: enum fabriq_redop (reductions only)
+ * @algo: enum fabriq_algo; AUTO uses the communicator's choice, anything
+ *        else forces that schedule (-EINVAL if @coll has no such schedule)
+ * @root: broadcast and reduce
+ * @flags: FABRIQ_COLL_F_*
+ * @count: elements, as NCCL counts them: per rank for allgather (send),
+ *         reducescatter (receive) and alltoall (to each peer)
+ * @sendbuf: user address of the input
+ * @recvbuf: user address of the output; in place as NCCL defines it
+ * @seq: out: the operation's sequence number (1, 2, ... per communicator)
+ * @ns: out: how long a synchronous operation took
+ */
+struct fabriq_coll {
+	__u8 coll;
+	__u8 dtype;
+	__u8 redop;
+	__u8 algo;
+	__u32 root;
+	__u32 flags;
+	__u32 reserved;
+	__u64 count;
+	__u64 sendbuf;
+	__u64 recvbuf;
+	__u64 seq;
+	__u64 ns;
+};
+
+/**
+ * struct fabriq_completion - read() from the fd, one per async operation
+ * @seq: fabriq_coll.seq of the operation
+ * @status: 0 or a negative errno
+ * @ns: submission to completion
+ */
+struct fabriq_completion {
+	__u64 seq;
+	__s32 status;
+	__u32 reserved;
+	__u64 ns;
+};
+
+#define FABRIQ_IOC_MAGIC	0xfb
+#define FABRIQ_IOC_COMM_INIT	_IOW(FABRIQ_IOC_MAGIC, 1, struct fabriq_comm_init)
+#define FABRIQ_IOC_COMM_DESTROY	_IO(FABRIQ_IOC_MAGIC, 2)
+#define FABRIQ_IOC_COLL		_IOWR(FABRIQ_IOC_MAGIC, 3, struct fabriq_coll)
 
 #endif /* _UAPI_LINUX_FABRIQ_H */

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * algo.h - collective schedules as pure step logic.
+ *
+ * A schedule tells one rank, step by step, which byte ranges to send to
+ * which peer and which to receive (copying or reducing into its work
+ * buffer).  It makes no verbs calls and keeps no state, so the same files
+ * build into a userspace unit test (selftests/fabriq_algo.c) that runs
+ * every schedule on simulated ranks.
+ *
+ * Ranks need not agree on step numbers, only on the order of the messages
+ * between each pair: the engine matches messages per peer, in order.
+ *
+ * Buffers: ALLREDUCE, BROADCAST and REDUCE work on count elements;
+ * ALLGATHER, REDUCESCATTER and ALLTOALL on nranks blocks of count
+ * elements; ALLTOALL sends from FQ_BUF_SRC (the input) and receives into
+ * the work buffer.  The engine fills the work buffer before step 0.
+ */
+#ifndef _FABRIQ_ALGO_H
+#define _FABRIQ_ALGO_H
+
+#include <linux/types.h>
+
+#define FQ_STEP_MAX	4
+
+enum fq_xop {
+	FQ_X_SEND,
+	FQ_X_RECV,		/* copy into place */
+	FQ_X_RECV_REDUCE,	/* reduce into place */
+};
+
+enum fq_buf {
+	FQ_BUF_WORK,
+	FQ_BUF_SRC,
+};
+
+/**
+ * struct fq_xfer - one transfer of a step
+ * @op: enum fq_xop
+ * @buf: enum fq_buf
+ * @dep: for a send: index of a receive in the same step; a byte may be
+ *       sent only once that receive has placed it (a pipelined chain)
+ * @peer: the other rank
+ * @off: byte offset in @buf
+ * @len: bytes; 0 still exchanges one (empty) message
+ */
+struct fq_xfer {
+	u8 op;
+	u8 buf;
+	s8 dep;
+	u32 peer;
+	u64 off;
+	u64 len;
+};
+
+struct fq_step {
+	u32 n;
+	struct fq_xfer x[FQ_STEP_MAX];
+};
+
+/**
+ * struct fq_sched - what a schedule is computed from
+ * @coll: enum fabriq_coll_type
+ * @algo: enum fabriq_algo, never AUTO here
+ * @nranks: ranks in the communicator
+ * @rank: this rank
+ * @root: broadcast and reduce
+ * @count: elements, as struct fabriq_coll counts them
+ * @esize: bytes per element
+ */
+struct fq_sched {
+	u32 coll;
+	u32 algo;
+	u32 nranks;
+	u32 rank;
+	u32 root;
+	u64 count;
+	u32 esize;
+};
+
+/* algo.c */
+int fq_sched_pick(u32 coll, u32 forced, u32 preferred, u64 bytes, u64 small_bytes);
+int fq_sched_step(const struct fq_sched *s, u32 k, struct fq_step *st);
+void fq_step_add(struct fq_step *st, u8 op, u8 buf, u32 peer, u64 off, u64 len);
+void fq_seg(u64 count, u32 parts, u32 i, u64 *off, u64 *len);
+
+/* algo_ring.c */
+int fq_ring_allreduce(const struct fq_sched *s, u32 k, struct fq_step *st);
+int fq_ring_reducescatter(const struct fq_sched *s, u32 k, struct fq_step *st);
+int fq_ring_allgather(const struct fq_sched *s, u32 k, struct fq_step *st);
+int fq_ring_broadcast(const struct fq_sched *s, u32 k, struct fq_step *st);
+int fq_ring_reduce(const struct fq_sched *s, u32 k, struct fq_step *st);
+
+/* algo_rd.c */
+int fq_rd_allreduce(const struct fq_sched *s, u32 k, struct fq_step *st);
+int fq_rd_barrier(const struct fq_sched *s, u32 k, struct fq_step *st);
+int fq_rabenseifner_allreduce(const struct fq_sched *s, u32 k, struct fq_step *st);
+
+/* algo_tree.c */
+int fq_tree_broadcast(const struct fq_sched *s, u32 k, struct fq_step *st);
+int fq_tree_reduce(const struct fq_sched *s, u32 k, struct fq_step *st);
+int fq_direct_alltoall(const struct fq_sched *s, u32 k, struct fq_step *st);
+
+#endif /* _FABRIQ_ALGO_H */

@@ -1,0 +1,896 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cm.c - a communicator's RC connections and the message transport on them.
+ *
+ * Connections: rank r listens on addrs[r] port base_port + r and connects
+ * to every lower rank, once per channel, with the in-kernel rdma_cm in
+ * RDMA_PS_TCP; the connect carries {comm id, rank, nranks, channel} as
+ * private data, which the listener checks.  So who listens and who
+ * connects follows from the ranks, and a rank that starts late is simply
+ * retried until the connect timeout.
+ *
+ * Transport: every message is a SEND with immediate data into one of the
+ * receiver's pre-posted slots (chunk bytes each).  A sender needs a credit
+ * per data message; the receiver returns credits in the immediate data of
+ * its own messages, or in an empty credit-only message once
+ * FQ_CREDIT_BATCH have piled up.  The receiver posts FQ_CREDITS slots for
+ * data plus one per credit-only message that can be in flight, so a
+ * message never meets an empty receive queue (no RNR waits).
+ *
+ * Teardown (fd closed, device removed, init failed) runs once, with
+ * hw_rwsem held for writing: it waits out the engine and COMM_INIT, which
+ * use the verbs resources only with hw_rwsem held for reading.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <rdma/ib_cm.h>
+#include <rdma/rdma_cm.h>
+
+#include "fabriq.h"
+#include "comm.h"
+
+#define FQ_RESOLVE_MS		2000
+#define FQ_RETRY_MS		100
+
+/* connect private data; all fields network order */
+struct fq_cm_priv {
+	__be64 comm_id;
+	__be32 rank;
+	__be32 nranks;
+	__be32 chan;
+	__be32 version;
+};
+
+#define FQ_CM_VERSION		1
+
+static void fq_cm_event(struct fq_comm *comm)
+{
+	spin_lock_bh(&comm->lock);
+	comm->events++;
+	spin_unlock_bh(&comm->lock);
+	wake_up_all(&comm->wq);
+}
+
+/* ---- completions (softirq) ---- */
+
+static int fq_post_recv(struct fq_conn *conn, u32 slot)
+{
+	struct ib_sge sge = {
+		.addr = conn->rx_dma[slot],
+		.length = conn->comm->chunk,
+		.lkey = conn->comm->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &conn->rx_ctx[slot].cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	return ib_post_recv(conn->id->qp, &wr, NULL);
+}
+
+static void fq_wc_error(struct fq_comm *comm, struct ib_wc *wc, const char *what)
+{
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		return;
+	pr_debug("comm %llx: %s completion: %s\n", comm->id, what, ib_wc_status_msg(wc->status));
+	fq_comm_fail(comm, -EIO);
+}
+
+static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct fq_rx_ctx *rx = container_of(wc->wr_cqe, struct fq_rx_ctx, cqe);
+	struct fq_conn *conn = rx->conn;
+	struct fq_comm *comm = conn->comm;
+	u32 imm;
+
+	if (wc->status != IB_WC_SUCCESS)
+		return fq_wc_error(comm, wc, "receive");
+	if (!(wc->wc_flags & IB_WC_WITH_IMM)) {
+		fq_comm_fail(comm, -EPROTO);
+		return;
+	}
+	imm = be32_to_cpu(wc->ex.imm_data);
+	spin_lock(&comm->lock);
+	conn->credits += imm & FQ_IMM_CREDITS;
+	if (imm & FQ_IMM_DATA) {
+		conn->rxq[conn->rx_tail % FQ_RECV_SLOTS].slot = rx->slot;
+		conn->rxq[conn->rx_tail % FQ_RECV_SLOTS].len = wc->byte_len;
+		conn->rx_tail++;
+	}
+	comm->events++;
+	spin_unlock(&comm->lock);
+	/* a credit-only message's slot goes straight back */
+	if (!(imm & FQ_IMM_DATA) && fq_post_recv(conn, rx->slot))
+		fq_comm_fail(comm, -EIO);
+	wake_up_all(&comm->wq);
+}
+
+static void fq_tx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct fq_conn *conn = container_of(wc->wr_cqe, struct fq_conn, tx_cqe);
+	struct fq_comm *comm = conn->comm;
+
+	if (wc->status != IB_WC_SUCCESS)
+		return fq_wc_error(comm, wc, "send");
+	spin_lock(&comm->lock);
+	conn->tx_tail++;
+	conn->sq_used--;
+	comm->events++;
+	spin_unlock(&comm->lock);
+	wake_up_all(&comm->wq);
+}
+
+static void fq_credit_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct fq_conn *conn = container_of(wc->wr_cqe, struct fq_conn, credit_cqe);
+	struct fq_comm *comm = conn->comm;
+
+	if (wc->status != IB_WC_SUCCESS)
+		return fq_wc_error(comm, wc, "credit");
+	spin_lock(&comm->lock);
+	conn->sq_used--;
+	comm->events++;
+	spin_unlock(&comm->lock);
+	wake_up_all(&comm->wq);
+}
+
+/* ---- the transport, for the engine (hw_rwsem held for reading) ---- */
+
+/* any send not yet acknowledged? */
+static bool fq_cm_busy(struct fq_comm *comm)
+{
+	bool busy = false;
+	u32 r, c;
+
+	spin_lock_bh(&comm->lock);
+	for (r = 0; !busy && r < comm->nranks; r++)
+		for (c = 0; r != comm->rank && c < comm->nch; c++)
+			busy |= comm->peers[r].ch[c]->sq_used != 0;
+	spin_unlock_bh(&comm->lock);
+	return busy;
+}
+
+/**
+ * fq_cm_can_send() - may one more data message go out on @conn now?
+ * @conn: a connection
+ */
+bool fq_cm_can_send(struct fq_conn *conn)
+{
+	struct fq_comm *comm = conn->comm;
+	bool ok;
+
+	spin_lock_bh(&comm->lock);
+	ok = conn->established && conn->credits && conn->tx_head - conn->tx_tail < FQ_CREDITS &&
+	     conn->sq_used < FQ_SEND_WRS;
+	spin_unlock_bh(&comm->lock);
+	return ok;
+}
+
+/**
+ * fq_cm_send() - send @len bytes (at most one chunk) as one data message
+ * @conn: an established connection
+ * @data: the bytes
+ * @len: how many, up to the chunk size
+ *
+ * The caller checked fq_cm_can_send().  The bytes are copied into a send
+ * slot before this returns.
+ * Context: process; hw_rwsem held for reading.  Return: 0 or -errno.
+ */
+int fq_cm_send(struct fq_conn *conn, const void *data, u32 len)
+{
+	struct fq_comm *comm = conn->comm;
+	struct ib_sge sge;
+	struct ib_send_wr wr = {
+		.wr_cqe = &conn->tx_cqe,
+		.opcode = IB_WR_SEND_WITH_IMM,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	u32 slot, ret;
+	int err;
+
+	spin_lock_bh(&comm->lock);
+	slot = conn->tx_head++ % FQ_CREDITS;
+	conn->credits--;
+	conn->sq_used++;
+	ret = conn->ret_credits;
+	conn->ret_credits = 0;
+	spin_unlock_bh(&comm->lock);
+
+	if (len) {
+		memcpy(conn->tx_buf[slot], data, len);
+		ib_dma_sync_single_for_device(comm->ibdev, conn->tx_dma[slot], len, DMA_TO_DEVICE);
+		sge.addr = conn->tx_dma[slot];
+		sge.length = len;
+		sge.lkey = comm->pd->local_dma_lkey;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+	}
+	wr.ex.imm_data = cpu_to_be32(FQ_IMM_DATA | ret);
+	err = ib_post_send(conn->id->qp, &wr, NULL);
+	if (err)
+		fq_comm_fail(comm, err);
+	return err;
+}
+
+/**
+ * fq_cm_peek() - the oldest data message received on @conn, if any
+ * @conn: a connection
+ * @data: set to the message's bytes
+ * @len: set to its length
+ *
+ * Return: 0 with @data and @len set, or -EAGAIN.
+ */
+int fq_cm_peek(struct fq_conn *conn, void **data, u32 *len)
+{
+	struct fq_comm *comm = conn->comm;
+	u32 slot;
+
+	spin_lock_bh(&comm->lock);
+	if (conn->rx_head == conn->rx_tail) {
+		spin_unlock_bh(&comm->lock);
+		return -EAGAIN;
+	}
+	slot = conn->rxq[conn->rx_head % FQ_RECV_SLOTS].slot;
+	*len = conn->rxq[conn->rx_head % FQ_RECV_SLOTS].len;
+	spin_unlock_bh(&comm->lock);
+	ib_dma_sync_single_for_cpu(comm->ibdev, conn->rx_dma[slot], *len, DMA_FROM_DEVICE);
+	*data = conn->rx_buf[slot];
+	return 0;
+}
+
+/**
+ * fq_cm_return_credits() - tell the peer about reposted slots
+ * @conn: a connection
+ * @force: even if fewer than FQ_CREDIT_BATCH are pending
+ *
+ * Context: process; hw_rwsem held for reading.  Return: 0 or -errno.
+ */
+int fq_cm_return_credits(struct fq_conn *conn, bool force)
+{
+	struct fq_comm *comm = conn->comm;
+	struct ib_send_wr wr = {
+		.wr_cqe = &conn->credit_cqe,
+		.opcode = IB_WR_SEND_WITH_IMM,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	u32 n;
+	int err;
+
+	spin_lock_bh(&comm->lock);
+	n = conn->ret_credits;
+	if (!n || (!force && n < FQ_CREDIT_BATCH) || conn->sq_used >= FQ_SEND_WRS) {
+		spin_unlock_bh(&comm->lock);
+		return 0;
+	}
+	conn->ret_credits = 0;
+	conn->sq_used++;
+	spin_unlock_bh(&comm->lock);
+	wr.ex.imm_data = cpu_to_be32(FQ_IMM_CREDIT_ONLY | n);
+	err = ib_post_send(conn->id->qp, &wr, NULL);
+	if (err)
+		fq_comm_fail(comm, err);
+	return err;
+}
+
+/**
+ * fq_cm_consume() - done with the message fq_cm_peek() returned: repost
+ * its slot and count the credit for the peer
+ * @conn: the connection the message came on
+ *
+ * Context: process; hw_rwsem held for reading.  Return: 0 or -errno.
+ */
+int fq_cm_consume(struct fq_conn *conn)
+{
+	struct fq_comm *comm = conn->comm;
+	u32 slot;
+	int err;
+
+	spin_lock_bh(&comm->lock);
+	slot = conn->rxq[conn->rx_head % FQ_RECV_SLOTS].slot;
+	spin_unlock_bh(&comm->lock);
+	err = fq_post_recv(conn, slot);
+	if (err) {
+		fq_comm_fail(comm, err);
+		return err;
+	}
+	spin_lock_bh(&comm->lock);
+	conn->rx_head++;
+	conn->ret_credits++;
+	spin_unlock_bh(&comm->lock);
+	return fq_cm_return_credits(conn, false);
+}
+
+/**
+ * fq_cm_closed() - has the peer of @conn gone?
+ * @conn: a connection
+ *
+ * Messages the peer sent before it disconnected may still be in the CQ,
+ * so a receiver treats the peer as gone only a second after the event.
+ * Return: 0 while usable, 1 when closed but within that second,
+ * -ECONNRESET after it.
+ */
+int fq_cm_closed(struct fq_conn *conn)
+{
+	unsigned long t = READ_ONCE(conn->peer_closed);
+
+	if (!t)
+		return 0;
+	return time_after(jiffies, t + HZ) ? -ECONNRESET : 1;
+}
+
+/**
+ * fq_cm_quiesce() - wait until every message sent has been acknowledged
+ * @comm: the communicator, about to be torn down in good order
+ * @timeout: jiffies at most
+ *
+ * So a rank that finished first does not take away data its peers have
+ * not received yet.
+ */
+void fq_cm_quiesce(struct fq_comm *comm, unsigned long timeout)
+{
+	down_read(&comm->hw_rwsem);
+	if (!comm->hw_gone && comm->state == FQ_COMM_READY)
+		wait_event_timeout(comm->wq, !fq_cm_busy(comm), timeout);
+	up_read(&comm->hw_rwsem);
+}
+
+/* ---- connection resources ---- */
+
+static void fq_conn_free_bufs(struct fq_conn *conn)
+{
+	struct ib_device *dev = conn->comm->ibdev;
+	u32 i, chunk = conn->comm->chunk;
+
+	for (i = 0; i < FQ_RECV_SLOTS; i++) {
+		if (conn->rx_dma[i])
+			ib_dma_unmap_single(dev, conn->rx_dma[i], chunk, DMA_FROM_DEVICE);
+		if (conn->rx_buf[i])
+			atomic_dec(&fq_objects.bufs);
+		kfree(conn->rx_buf[i]);
+		conn->rx_buf[i] = NULL;
+		conn->rx_dma[i] = 0;
+	}
+	for (i = 0; i < FQ_CREDITS; i++) {
+		if (conn->tx_dma[i])
+			ib_dma_unmap_single(dev, conn->tx_dma[i], chunk, DMA_TO_DEVICE);
+		if (conn->tx_buf[i])
+			atomic_dec(&fq_objects.bufs);
+		kfree(conn->tx_buf[i]);
+		conn->tx_buf[i] = NULL;
+		conn->tx_dma[i] = 0;
+	}
+}
+
+static int fq_map_slot(struct fq_comm *comm, void **buf, u64 *dma, enum dma_data_direction dir)
+{
+	*buf = kzalloc(comm->chunk, GFP_KERNEL);
+	if (!*buf)
+		return -ENOMEM;
+	atomic_inc(&fq_objects.bufs);
+	*dma = ib_dma_map_single(comm->ibdev, *buf, comm->chunk, dir);
+	if (ib_dma_mapping_error(comm->ibdev, *dma)) {
+		*dma = 0;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* QP, slots and receives posted ahead.  Context: process, setup_lock held. */
+static int fq_conn_setup_qp(struct fq_conn *conn)
+{
+	struct fq_comm *comm = conn->comm;
+	struct ib_qp_init_attr attr = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.send_cq = comm->cq,
+		.recv_cq = comm->cq,
+		.cap = {
+			.max_send_wr = FQ_SEND_WRS + 1,
+			.max_recv_wr = FQ_RECV_SLOTS + 1,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+	};
+	u32 i;
+	int err;
+
+	lockdep_assert_held(&comm->setup_lock);
+	for (i = 0; i < FQ_RECV_SLOTS; i++) {
+		conn->rx_ctx[i].cqe.done = fq_rx_done;
+		conn->rx_ctx[i].conn = conn;
+		conn->rx_ctx[i].slot = i;
+		err = fq_map_slot(comm, &conn->rx_buf[i], &conn->rx_dma[i], DMA_FROM_DEVICE);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < FQ_CREDITS; i++) {
+		err = fq_map_slot(comm, &conn->tx_buf[i], &conn->tx_dma[i], DMA_TO_DEVICE);
+		if (err)
+			return err;
+	}
+	conn->tx_cqe.done = fq_tx_done;
+	conn->credit_cqe.done = fq_credit_done;
+	err = rdma_create_qp(conn->id, comm->pd, &attr);
+	if (err)
+		return err;
+	conn->has_qp = true;
+	atomic_inc(&fq_objects.qps);
+	conn->credits = FQ_CREDITS;
+	for (i = 0; i < FQ_RECV_SLOTS; i++) {
+		err = fq_post_recv(conn, i);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Everything of one connection; the id too.  Context: process. */
+static void fq_conn_release(struct fq_conn *conn)
+{
+	if (!conn->id)
+		return;
+	if (conn->established)
+		rdma_disconnect(conn->id);
+	if (conn->has_qp) {
+		ib_drain_qp(conn->id->qp);
+		rdma_destroy_qp(conn->id);
+		conn->has_qp = false;
+		atomic_dec(&fq_objects.qps);
+	}
+	rdma_destroy_id(conn->id);
+	atomic_dec(&fq_objects.cm_ids);
+	conn->id = NULL;
+	conn->established = false;
+	fq_conn_free_bufs(conn);
+	spin_lock_bh(&conn->comm->lock);
+	conn->credits = 0;
+	conn->ret_credits = 0;
+	conn->tx_head = 0;
+	conn->tx_tail = 0;
+	conn->sq_used = 0;
+	conn->rx_head = 0;
+	conn->rx_tail = 0;
+	spin_unlock_bh(&conn->comm->lock);
+}
+
+static void fq_conn_param(struct fq_comm *comm, struct fq_conn *conn, struct fq_cm_priv *priv,
+			  struct rdma_conn_param *param)
+{
+	memset(param, 0, sizeof(*param));
+	param->retry_count = 7;
+	param->rnr_retry_count = 7;
+	if (priv) {
+		priv->comm_id = cpu_to_be64(comm->id);
+		priv->rank = cpu_to_be32(comm->rank);
+		priv->nranks = cpu_to_be32(comm->nranks);
+		priv->chan = cpu_to_be32(conn->chan);
+		priv->version = cpu_to_be32(FQ_CM_VERSION);
+		param->private_data = priv;
+		param->private_data_len = sizeof(*priv);
+	}
+}
+
+/* ---- the passive side: the listener and what it accepted ---- */
+
+static struct fq_conn *fq_cm_match(struct fq_comm *comm, const struct rdma_cm_event *ev)
+{
+	const struct fq_cm_priv *priv = ev->param.conn.private_data;
+	u32 rank, chan;
+
+	if (!priv || ev->param.conn.private_data_len < sizeof(*priv))
+		return NULL;
+	rank = be32_to_cpu(priv->rank);
+	chan = be32_to_cpu(priv->chan);
+	if (be64_to_cpu(priv->comm_id) != comm->id || be32_to_cpu(priv->version) != FQ_CM_VERSION ||
+	    be32_to_cpu(priv->nranks) != comm->nranks || rank >= comm->nranks ||
+	    rank <= comm->rank || chan >= comm->nch)
+		return NULL;
+	return comm->peers[rank].ch[chan];
+}
+
+static int fq_cm_accept(struct fq_comm *comm, struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct rdma_conn_param param;
+	struct fq_conn *conn;
+	int err = -ECONNREFUSED;
+
+	mutex_lock(&comm->setup_lock);
+	if (comm->state != FQ_COMM_CONNECTING)
+		goto out;
+	conn = fq_cm_match(comm, ev);
+	if (!conn || conn->id || id->device != comm->ibdev)
+		goto out;
+	conn->id = id;
+	id->context = conn;
+	atomic_inc(&fq_objects.cm_ids);
+	if (comm->has_tclass)
+		rdma_set_service_type(id, comm->tclass);
+	err = fq_conn_setup_qp(conn);
+	if (!err) {
+		fq_conn_param(comm, conn, NULL, &param);
+		err = rdma_accept(id, &param);
+	}
+	if (err) {
+		if (conn->has_qp) {
+			rdma_destroy_qp(id);
+			conn->has_qp = false;
+			atomic_dec(&fq_objects.qps);
+		}
+		fq_conn_free_bufs(conn);
+		conn->id = NULL;
+		atomic_dec(&fq_objects.cm_ids);
+		id->context = comm;
+	}
+out:
+	mutex_unlock(&comm->setup_lock);
+	if (err)
+		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+	return err;
+}
+
+/* A connection's event after it was set up: up, or gone. */
+static void fq_cm_conn_event(struct fq_conn *conn, struct rdma_cm_event *ev)
+{
+	struct fq_comm *comm = conn->comm;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		conn->established = true;
+		fq_cm_event(comm);
+		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		fq_comm_fail(comm, -ENODEV);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		/* the engine decides: only a rank that still needs the peer fails */
+		spin_lock_bh(&comm->lock);
+		if (!conn->peer_closed)
+			conn->peer_closed = jiffies | 1;
+		comm->events++;
+		spin_unlock_bh(&comm->lock);
+		wake_up_all(&comm->wq);
+		break;
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+		if (conn->established)
+			fq_comm_fail(comm, -ECONNRESET);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * Events of the listener and of the ids it accepted (they share the
+ * handler): the listener's context is the communicator, an accepted id's
+ * its connection.  Non-zero makes rdma_cm destroy the (new) id.
+ */
+static int fq_cm_listen_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	u8 *kind = id->context;
+
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return fq_cm_accept(id->context, id, ev) ? 1 : 0;
+	if (*kind == FQ_CM_CONN)
+		fq_cm_conn_event(id->context, ev);
+	else if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+		fq_comm_fail(id->context, -ENODEV);
+	return 0;
+}
+
+/* ---- the active side ---- */
+
+static int fq_cm_active_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct fq_conn *conn = id->context;
+	struct fq_comm *comm = conn->comm;
+	int status;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		status = 0;
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		conn->established = true;
+		status = 0;
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		status = -ECONNREFUSED;
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		status = -EHOSTUNREACH;
+		break;
+	default:
+		if (conn->established || ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+			fq_cm_conn_event(conn, ev);
+		return 0;
+	}
+	spin_lock_bh(&comm->lock);
+	conn->cm_status = status;
+	conn->cm_seq++;
+	comm->events++;
+	spin_unlock_bh(&comm->lock);
+	wake_up_all(&comm->wq);
+	return 0;
+}
+
+/*
+ * Wait for the next rdma_cm event of @conn after @seq, or the deadline, a
+ * signal, or the communicator failing.
+ */
+static int fq_cm_wait(struct fq_conn *conn, u32 seq, unsigned long deadline)
+{
+	struct fq_comm *comm = conn->comm;
+	long left = (long)(deadline - jiffies);
+
+	if (left <= 0)
+		return -ETIMEDOUT;
+	left = wait_event_interruptible_timeout(comm->wq, READ_ONCE(conn->cm_seq) != seq ||
+						READ_ONCE(comm->err), left);
+	if (left < 0)
+		return -EINTR;
+	if (READ_ONCE(comm->err))
+		return comm->err;
+	if (!left)
+		return -ETIMEDOUT;
+	return READ_ONCE(conn->cm_status);
+}
+
+static int fq_cm_try_connect(struct fq_comm *comm, struct fq_conn *conn, unsigned long deadline)
+{
+	struct sockaddr_storage src = comm->addrs[comm->rank];
+	struct rdma_conn_param param;
+	struct fq_cm_priv priv;
+	struct rdma_cm_id *id;
+	u32 seq;
+	int err;
+
+	/* bind to the address only: the port is the listener's */
+	if (src.ss_family == AF_INET)
+		((struct sockaddr_in *)&src)->sin_port = 0;
+	else
+		((struct sockaddr_in6 *)&src)->sin6_port = 0;
+	mutex_lock(&comm->setup_lock);
+	if (comm->state != FQ_COMM_CONNECTING) {
+		mutex_unlock(&comm->setup_lock);
+		return comm->err ? comm->err : -ECANCELED;
+	}
+	id = rdma_create_id(&init_net, fq_cm_active_handler, conn, RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id)) {
+		mutex_unlock(&comm->setup_lock);
+		return PTR_ERR(id);
+	}
+	conn->id = id;
+	atomic_inc(&fq_objects.cm_ids);
+	mutex_unlock(&comm->setup_lock);
+
+	seq = READ_ONCE(conn->cm_seq);
+	err = rdma_resolve_addr(id, (struct sockaddr *)&src,
+				(struct sockaddr *)&comm->addrs[conn->peer->rank], FQ_RESOLVE_MS);
+	if (!err)
+		err = fq_cm_wait(conn, seq, deadline);
+	if (err)
+		return err;
+	if (id->device != comm->ibdev)
+		return -EXDEV;
+	if (comm->has_tclass)
+		rdma_set_service_type(id, comm->tclass);
+	seq = READ_ONCE(conn->cm_seq);
+	err = rdma_resolve_route(id, FQ_RESOLVE_MS);
+	if (!err)
+		err = fq_cm_wait(conn, seq, deadline);
+	if (err)
+		return err;
+	mutex_lock(&comm->setup_lock);
+	err = comm->state == FQ_COMM_CONNECTING ? fq_conn_setup_qp(conn) : -ECANCELED;
+	mutex_unlock(&comm->setup_lock);
+	if (err)
+		return err;
+	fq_conn_param(comm, conn, &priv, &param);
+	seq = READ_ONCE(conn->cm_seq);
+	err = rdma_connect(id, &param);
+	if (!err)
+		err = fq_cm_wait(conn, seq, deadline);
+	return err;
+}
+
+static bool fq_cm_retryable(int err)
+{
+	return err == -ECONNREFUSED || err == -EHOSTUNREACH || err == -ENETUNREACH ||
+	       err == -EADDRNOTAVAIL || err == -ETIMEDOUT;
+}
+
+static int fq_cm_connect_one(struct fq_comm *comm, struct fq_conn *conn, unsigned long deadline)
+{
+	int err;
+
+	for (;;) {
+		err = fq_cm_try_connect(comm, conn, deadline);
+		if (!err)
+			return 0;
+		mutex_lock(&comm->setup_lock);
+		if (comm->state == FQ_COMM_CONNECTING)
+			fq_conn_release(conn);
+		mutex_unlock(&comm->setup_lock);
+		if (!fq_cm_retryable(err) || READ_ONCE(comm->err))
+			return err;
+		if (time_after_eq(jiffies, deadline))
+			return -ETIMEDOUT;
+		if (msleep_interruptible(FQ_RETRY_MS) && signal_pending(current))
+			return -EINTR;
+	}
+}
+
+static int fq_cm_listen(struct fq_comm *comm)
+{
+	struct rdma_cm_id *id;
+	int err;
+
+	id = rdma_create_id(&init_net, fq_cm_listen_handler, comm, RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	atomic_inc(&fq_objects.cm_ids);
+	mutex_lock(&comm->setup_lock);
+	comm->listen_id = id;
+	mutex_unlock(&comm->setup_lock);
+	err = rdma_bind_addr(id, (struct sockaddr *)&comm->addrs[comm->rank]);
+	if (err)
+		return err == -EADDRINUSE ? -EADDRINUSE : -EADDRNOTAVAIL;
+	if (!id->device)
+		return -EADDRNOTAVAIL;
+	mutex_lock(&comm->setup_lock);
+	comm->ibdev = id->device;
+	mutex_unlock(&comm->setup_lock);
+	return rdma_listen(id, min_t(u32, comm->nranks * comm->nch, 1024));
+}
+
+static int fq_cm_alloc_hw(struct fq_comm *comm)
+{
+	u32 nconn = (comm->nranks - 1) * comm->nch;
+	int cqe = min_t(u64, (u64)nconn * (FQ_SEND_WRS + FQ_RECV_SLOTS + 2),
+			comm->ibdev->attrs.max_cqe);
+
+	comm->pd = ib_alloc_pd(comm->ibdev, 0);
+	if (IS_ERR(comm->pd)) {
+		int err = PTR_ERR(comm->pd);
+
+		comm->pd = NULL;
+		return err;
+	}
+	atomic_inc(&fq_objects.pds);
+	comm->cq = ib_alloc_cq_any(comm->ibdev, comm, cqe, IB_POLL_SOFTIRQ);
+	if (IS_ERR(comm->cq)) {
+		int err = PTR_ERR(comm->cq);
+
+		comm->cq = NULL;
+		return err;
+	}
+	atomic_inc(&fq_objects.cqs);
+	return 0;
+}
+
+static bool fq_cm_all_up(struct fq_comm *comm)
+{
+	u32 r, c;
+
+	for (r = 0; r < comm->nranks; r++)
+		for (c = 0; r != comm->rank && c < comm->nch; c++)
+			if (!READ_ONCE(comm->peers[r].ch[c]->established))
+				return false;
+	return true;
+}
+
+/**
+ * fq_cm_connect_all() - listen, connect to every lower rank, and wait
+ * until every higher rank has connected
+ * @comm: a communicator in state NEW
+ *
+ * Context: process (COMM_INIT); a signal ends it with -EINTR.
+ * Return: 0 or -errno (-ETIMEDOUT when a peer never came).
+ */
+int fq_cm_connect_all(struct fq_comm *comm)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(comm->connect_timeout_ms);
+	long left;
+	u32 r, c;
+	int err;
+
+	down_read(&comm->hw_rwsem);
+	err = fq_cm_listen(comm);
+	if (!err)
+		err = fq_cm_alloc_hw(comm);
+	if (!err) {
+		mutex_lock(&comm->setup_lock);
+		if (comm->state == FQ_COMM_NEW)
+			comm->state = FQ_COMM_CONNECTING;
+		else
+			err = comm->err ? comm->err : -ECANCELED;
+		mutex_unlock(&comm->setup_lock);
+	}
+	for (r = 0; !err && r < comm->rank; r++)
+		for (c = 0; !err && c < comm->nch; c++)
+			err = fq_cm_connect_one(comm, comm->peers[r].ch[c], deadline);
+	while (!err && !fq_cm_all_up(comm)) {
+		left = (long)(deadline - jiffies);
+		if (left <= 0) {
+			err = -ETIMEDOUT;
+			break;
+		}
+		left = wait_event_interruptible_timeout(comm->wq, fq_cm_all_up(comm) ||
+							READ_ONCE(comm->err), left);
+		if (left < 0)
+			err = -EINTR;
+		else if (READ_ONCE(comm->err))
+			err = comm->err;
+	}
+	if (!err) {
+		mutex_lock(&comm->setup_lock);
+		if (comm->state == FQ_COMM_CONNECTING)
+			comm->state = FQ_COMM_READY;
+		else
+			err = comm->err ? comm->err : -ECANCELED;
+		mutex_unlock(&comm->setup_lock);
+	}
+	up_read(&comm->hw_rwsem);
+	return err;
+}
+
+/**
+ * fq_cm_teardown() - release every verbs and rdma_cm resource, once
+ * @comm: the communicator
+ *
+ * The communicator must already have failed (fq_comm_fail()), so COMM_INIT
+ * and the engine let go of hw_rwsem; rdma_cm handlers see the state and
+ * create nothing more.
+ *
+ * Context: process; not from an rdma_cm handler of this communicator.
+ */
+void fq_cm_teardown(struct fq_comm *comm)
+{
+	u32 r, c;
+
+	mutex_lock(&comm->setup_lock);
+	if (comm->state < FQ_COMM_FAILED)
+		comm->state = FQ_COMM_FAILED;
+	mutex_unlock(&comm->setup_lock);
+
+	down_write(&comm->hw_rwsem);
+	if (comm->hw_gone)
+		goto out;
+	if (comm->listen_id) {
+		rdma_destroy_id(comm->listen_id);
+		atomic_dec(&fq_objects.cm_ids);
+		comm->listen_id = NULL;
+	}
+	for (r = 0; r < comm->nranks; r++)
+		for (c = 0; r != comm->rank && c < comm->nch; c++)
+			fq_conn_release(comm->peers[r].ch[c]);
+	if (comm->cq) {
+		ib_free_cq(comm->cq);
+		atomic_dec(&fq_objects.cqs);
+		comm->cq = NULL;
+	}
+	if (comm->pd) {
+		ib_dealloc_pd(comm->pd);
+		atomic_dec(&fq_objects.pds);
+		comm->pd = NULL;
+	}
+	comm->hw_gone = true;
+	mutex_lock(&comm->setup_lock);
+	comm->state = FQ_COMM_DEAD;
+	mutex_unlock(&comm->setup_lock);
+out:
+	up_write(&comm->hw_rwsem);
+}

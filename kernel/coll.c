@@ -1,0 +1,619 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * coll.c - collective operations: checking and queueing a call, pinning
+ * its user buffers, and the engine thread that runs each call's schedule
+ * (algo*.c) over the transport (cm.c), doing the reductions (reduce*.c).
+ *
+ * One engine thread per communicator runs the calls in submission order.
+ * Within a step every transfer is cut into chunk-sized messages and all
+ * of them are kept moving at once, up to the credits: sends are copied
+ * out as credits allow, each message received is reduced or copied into
+ * place as soon as no unsent byte of the same step would be overwritten.
+ *
+ * User buffers are pinned (FOLL_LONGTERM) and mapped for the whole call;
+ * the engine reads and writes them in place, so no copy to or from user
+ * space happens after submission.  Messages go through the connection's
+ * registered slots.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "fabriq.h"
+#include "comm.h"
+#include "reduce.h"
+
+#define FQ_MAX_OP_BYTES		(1ULL << 30)
+
+/* ---- user memory ---- */
+
+static int fq_pin(struct fq_pin *p, u64 uaddr, u64 len, bool write)
+{
+	unsigned long first, last;
+	int n, got;
+
+	if (!len)
+		return 0;
+	if (uaddr + len < uaddr)
+		return -EFAULT;
+	first = uaddr >> PAGE_SHIFT;
+	last = (uaddr + len - 1) >> PAGE_SHIFT;
+	n = last - first + 1;
+	p->pages = kvmalloc_array(n, sizeof(*p->pages), GFP_KERNEL);
+	if (!p->pages)
+		return -ENOMEM;
+	got = pin_user_pages_fast(uaddr & PAGE_MASK, n, (write ? FOLL_WRITE : 0) | FOLL_LONGTERM,
+				  p->pages);
+	if (got != n) {
+		if (got > 0)
+			unpin_user_pages(p->pages, got);
+		kvfree(p->pages);
+		p->pages = NULL;
+		return got < 0 && got != -EFAULT ? got : -EFAULT;
+	}
+	p->npages = n;
+	atomic_add(n, &fq_objects.pinned_pages);
+	p->vaddr = vmap(p->pages, n, VM_MAP, PAGE_KERNEL);
+	if (!p->vaddr)
+		return -ENOMEM;
+	p->ptr = p->vaddr + (uaddr & ~PAGE_MASK);
+	return 0;
+}
+
+static void fq_unpin(struct fq_pin *p, bool dirty)
+{
+	if (!p->pages)
+		return;
+	if (p->vaddr)
+		vunmap(p->vaddr);
+	unpin_user_pages_dirty_lock(p->pages, p->npages, dirty);
+	atomic_sub(p->npages, &fq_objects.pinned_pages);
+	kvfree(p->pages);
+	memset(p, 0, sizeof(*p));
+}
+
+static void fq_op_free(struct fq_op *op)
+{
+	fq_unpin(&op->in, false);
+	fq_unpin(&op->out, true);
+	kvfree(op->scratch);
+	kfree(op);
+	atomic_dec(&fq_objects.ops);
+}
+
+/* ---- checking a call ---- */
+
+static bool fq_coll_reduces(u32 coll)
+{
+	return coll == FABRIQ_COLL_ALLREDUCE || coll == FABRIQ_COLL_REDUCESCATTER ||
+	       coll == FABRIQ_COLL_REDUCE;
+}
+
+/* -EINVAL for a malformed call, -EOVERFLOW for one too big */
+static int fq_coll_check(struct fq_comm *comm, const struct fabriq_coll *req, u64 *blk)
+{
+	u64 total;
+
+	if (req->coll >= __FABRIQ_COLL_MAX || req->reserved ||
+	    (req->flags & ~FABRIQ_COLL_F_ASYNC) || req->algo >= __FABRIQ_ALGO_MAX)
+		return -EINVAL;
+	if (req->coll == FABRIQ_COLL_BARRIER) {
+		*blk = 0;
+		return 0;
+	}
+	if (!fq_dtype_size(req->dtype))
+		return -EINVAL;
+	if (fq_coll_reduces(req->coll) ? !fq_reduce_valid(req->dtype, req->redop) : req->redop)
+		return -EINVAL;
+	if ((req->coll == FABRIQ_COLL_BROADCAST || req->coll == FABRIQ_COLL_REDUCE)
+	    ? req->root >= comm->nranks : req->root)
+		return -EINVAL;
+	if (check_mul_overflow(req->count, (u64)fq_dtype_size(req->dtype), blk) ||
+	    check_mul_overflow(*blk, (u64)comm->nranks, &total) || total > FQ_MAX_OP_BYTES)
+		return -EOVERFLOW;
+	return 0;
+}
+
+/* Pin the buffers and lay out the work buffer (see algo.h). */
+static int fq_op_buffers(struct fq_comm *comm, struct fq_op *op, u64 blk)
+{
+	const struct fabriq_coll *req = &op->req;
+	u64 all = blk * comm->nranks;
+	bool root = comm->rank == req->root;
+	int err = 0;
+
+	switch (req->coll) {
+	case FABRIQ_COLL_ALLREDUCE:
+		err = fq_pin(&op->in, req->sendbuf, blk, false) ?:
+		      fq_pin(&op->out, req->recvbuf, blk, true);
+		op->work = op->out.ptr;
+		break;
+	case FABRIQ_COLL_ALLGATHER:
+		err = fq_pin(&op->in, req->sendbuf, blk, false) ?:
+		      fq_pin(&op->out, req->recvbuf, all, true);
+		op->work = op->out.ptr;
+		break;
+	case FABRIQ_COLL_REDUCESCATTER:
+		err = fq_pin(&op->in, req->sendbuf, all, false) ?:
+		      fq_pin(&op->out, req->recvbuf, blk, true);
+		op->scratch = err || !all ? NULL : kvmalloc(all, GFP_KERNEL);
+		if (!err && all && !op->scratch)
+			err = -ENOMEM;
+		op->work = op->scratch;
+		break;
+	case FABRIQ_COLL_BROADCAST:
+		err = (root ? fq_pin(&op->in, req->sendbuf, blk, false) : 0) ?:
+		      fq_pin(&op->out, req->recvbuf, blk, true);
+		op->work = op->out.ptr;
+		break;
+	case FABRIQ_COLL_REDUCE:
+		err = fq_pin(&op->in, req->sendbuf, blk, false) ?:
+		      (root ? fq_pin(&op->out, req->recvbuf, blk, true) : 0);
+		if (!err && !root && blk) {
+			op->scratch = kvmalloc(blk, GFP_KERNEL);
+			err = op->scratch ? 0 : -ENOMEM;
+		}
+		op->work = root ? op->out.ptr : op->scratch;
+		break;
+	case FABRIQ_COLL_ALLTOALL:
+		err = fq_pin(&op->in, req->sendbuf, all, false) ?:
+		      fq_pin(&op->out, req->recvbuf, all, true);
+		/* in place (or overlapping): send from a copy of the input */
+		if (!err && all && req->sendbuf < req->recvbuf + all && req->recvbuf < req->sendbuf + all) {
+			op->scratch = kvmalloc(all, GFP_KERNEL);
+			err = op->scratch ? 0 : -ENOMEM;
+		}
+		op->work = op->out.ptr;
+		op->src = op->scratch ? op->scratch : op->in.ptr;
+		break;
+	}
+	return err;
+}
+
+/* What every rank's work buffer holds before step 0. */
+static void fq_op_prepare(struct fq_comm *comm, struct fq_op *op, u64 blk)
+{
+	const struct fabriq_coll *req = &op->req;
+	u32 r = comm->rank;
+
+	if (!blk)
+		return;
+	switch (req->coll) {
+	case FABRIQ_COLL_ALLREDUCE:
+		memmove(op->work, op->in.ptr, blk);
+		break;
+	case FABRIQ_COLL_ALLGATHER:
+		memmove(op->work + r * blk, op->in.ptr, blk);
+		break;
+	case FABRIQ_COLL_REDUCESCATTER:
+		memcpy(op->work, op->in.ptr, blk * comm->nranks);
+		break;
+	case FABRIQ_COLL_BROADCAST:
+		if (r == req->root)
+			memmove(op->work, op->in.ptr, blk);
+		break;
+	case FABRIQ_COLL_REDUCE:
+		memmove(op->work, op->in.ptr, blk);
+		break;
+	case FABRIQ_COLL_ALLTOALL:
+		if (op->scratch)
+			memcpy(op->scratch, op->in.ptr, blk * comm->nranks);
+		memmove(op->work + r * blk, op->src + r * blk, blk);
+		break;
+	}
+}
+
+/* What is left after the last step: the reduce-scatter's part, avg's division. */
+static void fq_op_finish(struct fq_comm *comm, struct fq_op *op, u64 blk)
+{
+	const struct fabriq_coll *req = &op->req;
+	u32 es = fq_dtype_size(req->dtype);
+
+	if (!blk)
+		return;
+	if (req->coll == FABRIQ_COLL_REDUCESCATTER)
+		memcpy(op->out.ptr, op->work + comm->rank * blk, blk);
+	if (req->redop != FABRIQ_OP_AVG)
+		return;
+	if (req->coll == FABRIQ_COLL_REDUCESCATTER || req->coll == FABRIQ_COLL_ALLREDUCE ||
+	    comm->rank == req->root)
+		fq_reduce_avg_finish(req->dtype, op->out.ptr, blk / es, comm->nranks);
+}
+
+/* ---- the engine ---- */
+
+struct fq_xstate {
+	u64 nmsg;	/* messages of this transfer */
+	u64 msgs;	/* sent (copied out) or placed */
+};
+
+static void *fq_xbuf(struct fq_op *op, const struct fq_xfer *x)
+{
+	return x->buf == FQ_BUF_SRC ? op->src : op->work;
+}
+
+static u32 fq_msg_len(const struct fq_xfer *x, u64 m, u32 chunk)
+{
+	return (u32)min_t(u64, chunk, x->len - m * chunk);
+}
+
+/*
+ * Would receive @i placing [off, off + len) overwrite a byte a send of this
+ * step still has to copy?  A send that forwards what @i receives does not count.
+ */
+static bool fq_unsent_overlap(struct fq_comm *comm, const struct fq_step *st,
+			      const struct fq_xstate *xs, u32 i, u64 off, u64 len)
+{
+	u64 copied, a, b;
+	u32 j;
+
+	for (j = 0; j < st->n; j++) {
+		const struct fq_xfer *s = &st->x[j];
+
+		if (s->op != FQ_X_SEND || s->buf != st->x[i].buf || s->dep == (s8)i ||
+		    xs[j].msgs == xs[j].nmsg)
+			continue;
+		copied = min_t(u64, s->len, xs[j].msgs * comm->chunk);
+		a = s->off + copied;
+		b = s->off + s->len;
+		if (a < off + len && off < b)
+			return true;
+	}
+	return false;
+}
+
+static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, const struct fq_step *st,
+			struct fq_xstate *xs, u32 i, bool *progress)
+{
+	const struct fq_xfer *x = &st->x[i];
+	struct fq_peer *peer = &comm->peers[x->peer];
+	struct fq_conn *conn;
+	u32 len;
+	int err;
+
+	while (xs[i].msgs < xs[i].nmsg) {
+		if (x->dep >= 0 && xs[x->dep].msgs <= xs[i].msgs)
+			break;
+		conn = peer->ch[peer->send_seq % comm->nch];
+		if (fq_cm_closed(conn))
+			return -ECONNRESET;
+		if (!fq_cm_can_send(conn))
+			break;
+		len = fq_msg_len(x, xs[i].msgs, comm->chunk);
+		err = fq_cm_send(conn, fq_xbuf(op, x) + x->off + xs[i].msgs * comm->chunk, len);
+		if (err)
+			return err;
+		peer->send_seq++;
+		peer->tx_bytes += len;
+		atomic64_add(len, &comm->bytes);
+		xs[i].msgs++;
+		*progress = true;
+	}
+	return 0;
+}
+
+static int fq_pump_recv(struct fq_comm *comm, struct fq_op *op, const struct fq_step *st,
+			struct fq_xstate *xs, u32 i, bool *progress)
+{
+	const struct fq_xfer *x = &st->x[i];
+	struct fq_peer *peer = &comm->peers[x->peer];
+	u32 op_eff = op->req.redop == FABRIQ_OP_AVG ? FABRIQ_OP_SUM : op->req.redop;
+	u32 es = fq_dtype_size(op->req.dtype);
+	struct fq_conn *conn;
+	u32 len, want, j;
+	void *data, *dst;
+	u64 off;
+	int err;
+
+	/* messages from one peer are placed in the step's order */
+	for (j = 0; j < i; j++)
+		if (st->x[j].op != FQ_X_SEND && st->x[j].peer == x->peer && xs[j].msgs < xs[j].nmsg)
+			return 0;
+	while (xs[i].msgs < xs[i].nmsg) {
+		conn = peer->ch[peer->recv_seq % comm->nch];
+		if (fq_cm_peek(conn, &data, &len)) {
+			err = fq_cm_closed(conn);
+			if (err < 0)
+				return err;
+			break;
+		}
+		want = fq_msg_len(x, xs[i].msgs, comm->chunk);
+		if (len != want)
+			return -EPROTO;
+		off = x->off + xs[i].msgs * comm->chunk;
+		if (fq_unsent_overlap(comm, st, xs, i, off, want))
+			break;
+		dst = fq_xbuf(op, x) + off;
+		if (x->op == FQ_X_RECV)
+			memcpy(dst, data, want);
+		else
+			fq_reduce(op->req.dtype, op_eff, dst, data, want / es);
+		err = fq_cm_consume(conn);
+		if (err)
+			return err;
+		peer->recv_seq++;
+		peer->rx_bytes += want;
+		xs[i].msgs++;
+		*progress = true;
+	}
+	/* credits that could not go out with a full send queue */
+	for (j = 0; j < comm->nch; j++) {
+		err = fq_cm_return_credits(peer->ch[j], false);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* One pass over the step's transfers.  Return: 1 when all are done, 0, or -errno. */
+static int fq_step_pass(struct fq_comm *comm, struct fq_op *op, const struct fq_step *st,
+			struct fq_xstate *xs, bool *progress)
+{
+	bool all = true;
+	u32 i;
+	int err;
+
+	down_read(&comm->hw_rwsem);
+	err = READ_ONCE(comm->err);
+	if (!err && comm->hw_gone)
+		err = -ENODEV;
+	for (i = 0; !err && i < st->n; i++) {
+		if (st->x[i].op == FQ_X_SEND)
+			err = fq_pump_send(comm, op, st, xs, i, progress);
+		else
+			err = fq_pump_recv(comm, op, st, xs, i, progress);
+		all &= xs[i].msgs == xs[i].nmsg;
+	}
+	up_read(&comm->hw_rwsem);
+	return err ? err : all;
+}
+
+static int fq_run_step(struct fq_comm *comm, struct fq_op *op, const struct fq_step *st)
+{
+	struct fq_xstate xs[FQ_STEP_MAX];
+	unsigned long deadline = jiffies + comm->op_timeout;
+	bool progress;
+	u64 seen;
+	long left;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < st->n; i++) {
+		xs[i].nmsg = st->x[i].len ? DIV_ROUND_UP_ULL(st->x[i].len, comm->chunk) : 1;
+		xs[i].msgs = 0;
+	}
+	for (;;) {
+		seen = READ_ONCE(comm->events);
+		progress = false;
+		ret = fq_step_pass(comm, op, st, xs, &progress);
+		if (ret)
+			return ret < 0 ? ret : 0;
+		if (progress) {
+			deadline = jiffies + comm->op_timeout;
+			cond_resched();
+			continue;
+		}
+		left = (long)(deadline - jiffies);
+		if (left <= 0)
+			return -ETIMEDOUT;
+		/* a tenth of a second at most: a closed peer is judged by time */
+		wait_event_timeout(comm->wq, READ_ONCE(comm->events) != seen ||
+				   READ_ONCE(comm->err) || kthread_should_stop(),
+				   min_t(long, left, HZ / 10));
+		if (kthread_should_stop())
+			return -ECANCELED;
+	}
+}
+
+static int fq_coll_run(struct fq_comm *comm, struct fq_op *op)
+{
+	u64 blk = op->sched.count * op->sched.esize;
+	struct fq_step st;
+	u32 k;
+	int err = 0;
+
+	fq_op_prepare(comm, op, blk);
+	/* a zero-byte call moves nothing on any rank; a barrier always syncs */
+	if (blk || op->req.coll == FABRIQ_COLL_BARRIER)
+		for (k = 0; !err && fq_sched_step(&op->sched, k, &st); k++)
+			err = fq_run_step(comm, op, &st);
+	if (!err)
+		fq_op_finish(comm, op, blk);
+	return err;
+}
+
+static void fq_coll_complete(struct fq_comm *comm, struct fq_op *op)
+{
+	struct fabriq_completion c = {
+		.seq = op->seq,
+		.status = op->status,
+		.ns = ktime_to_ns(ktime_sub(ktime_get(), op->t0)),
+	};
+	bool async = op->req.flags & FABRIQ_COLL_F_ASYNC;
+
+	atomic64_inc(op->status ? &comm->ops_failed : &comm->ops_done);
+	op->req.ns = c.ns;
+	if (async) {
+		fq_op_free(op);
+		spin_lock(&comm->done_lock);
+		kfifo_put(&comm->done, c);
+		spin_unlock(&comm->done_lock);
+	}
+	mutex_lock(&comm->op_lock);
+	comm->nops--;
+	mutex_unlock(&comm->op_lock);
+	if (!async)
+		complete(&op->done);
+	wake_up_all(&comm->done_wq);
+}
+
+/* Peers must not wait out their timeout for a rank that gave up. */
+static void fq_coll_abort(struct fq_comm *comm, int err)
+{
+	u32 r, c;
+
+	fq_comm_fail(comm, err);
+	down_read(&comm->hw_rwsem);
+	for (r = 0; !comm->hw_gone && r < comm->nranks; r++)
+		for (c = 0; r != comm->rank && c < comm->nch; c++)
+			if (comm->peers[r].ch[c]->established)
+				rdma_disconnect(comm->peers[r].ch[c]->id);
+	up_read(&comm->hw_rwsem);
+}
+
+static struct fq_op *fq_coll_next(struct fq_comm *comm)
+{
+	struct fq_op *op;
+
+	mutex_lock(&comm->op_lock);
+	op = list_first_entry_or_null(&comm->ops, struct fq_op, list);
+	if (op)
+		list_del_init(&op->list);
+	mutex_unlock(&comm->op_lock);
+	return op;
+}
+
+/**
+ * fq_coll_engine() - the communicator's engine thread
+ * @arg: the communicator
+ *
+ * Runs the queued calls one by one until kthread_stop().  After the first
+ * failure the communicator is failed and every later call ends with its
+ * error at once.
+ */
+int fq_coll_engine(void *arg)
+{
+	struct fq_comm *comm = arg;
+	struct fq_op *op;
+	int err;
+
+	while (!kthread_should_stop()) {
+		wait_event_interruptible(comm->engine_wq, !list_empty(&comm->ops) ||
+					 kthread_should_stop());
+		op = fq_coll_next(comm);
+		if (!op)
+			continue;
+		err = READ_ONCE(comm->err);
+		if (!err) {
+			err = fq_coll_run(comm, op);
+			if (err && err != -ECANCELED)
+				fq_coll_abort(comm, err);
+		}
+		op->status = err;
+		fq_coll_complete(comm, op);
+	}
+	return 0;
+}
+
+/**
+ * fq_coll_fail_all() - end every queued call with @err (engine stopped)
+ * @comm: the communicator
+ * @err: the status they end with (-ECANCELED if 0)
+ */
+void fq_coll_fail_all(struct fq_comm *comm, int err)
+{
+	struct fq_op *op;
+
+	while ((op = fq_coll_next(comm))) {
+		op->status = err ? err : -ECANCELED;
+		fq_coll_complete(comm, op);
+	}
+}
+
+static struct fq_op *fq_op_new(struct fq_comm *comm, const struct fabriq_coll *req, u64 blk)
+{
+	struct fq_op *op = kzalloc(sizeof(*op), GFP_KERNEL);
+	int algo;
+
+	if (!op)
+		return ERR_PTR(-ENOMEM);
+	atomic_inc(&fq_objects.ops);
+	op->req = *req;
+	INIT_LIST_HEAD(&op->list);
+	init_completion(&op->done);
+	algo = fq_sched_pick(req->coll, req->algo, comm->algo, blk, comm->small_bytes);
+	if (algo < 0) {
+		fq_op_free(op);
+		return ERR_PTR(algo);
+	}
+	op->sched = (struct fq_sched){
+		.coll = req->coll, .algo = algo, .nranks = comm->nranks, .rank = comm->rank,
+		.root = req->root, .count = req->count,
+		.esize = req->coll == FABRIQ_COLL_BARRIER ? 1 : fq_dtype_size(req->dtype),
+	};
+	if (req->coll == FABRIQ_COLL_BARRIER)
+		op->sched.count = 0;
+	return op;
+}
+
+/* Queue @op; -EAGAIN when FABRIQ_MAX_INFLIGHT are queued or unread. */
+static int fq_op_queue(struct fq_comm *comm, struct fq_op *op)
+{
+	int err = 0;
+
+	mutex_lock(&comm->op_lock);
+	if (comm->nops + kfifo_len(&comm->done) >= FABRIQ_MAX_INFLIGHT) {
+		err = -EAGAIN;
+	} else {
+		op->seq = comm->next_seq++;
+		op->t0 = ktime_get();
+		comm->nops++;
+		list_add_tail(&op->list, &comm->ops);
+	}
+	mutex_unlock(&comm->op_lock);
+	if (!err)
+		wake_up(&comm->engine_wq);
+	return err;
+}
+
+/**
+ * fq_coll_submit() - check, pin and queue one collective call
+ * @comm: a communicator
+ * @req: the call; seq (and ns when synchronous) are filled in
+ * @async: return once queued; the completion is read from the fd
+ *
+ * A signal during a synchronous wait aborts the communicator (a
+ * collective cannot be withdrawn from one rank alone): the call returns
+ * -EINTR and the communicator's later calls fail.
+ *
+ * Context: process.  Return: 0 or -errno.
+ */
+int fq_coll_submit(struct fq_comm *comm, struct fabriq_coll *req, bool async)
+{
+	struct fq_op *op;
+	u64 blk;
+	int err;
+
+	err = fq_coll_check(comm, req, &blk);
+	if (err)
+		return err;
+	err = READ_ONCE(comm->err);
+	if (err)
+		return err;
+	op = fq_op_new(comm, req, blk);
+	if (IS_ERR(op))
+		return PTR_ERR(op);
+	err = fq_op_buffers(comm, op, blk);
+	if (!err)
+		err = fq_op_queue(comm, op);
+	if (err) {
+		fq_op_free(op);
+		return err;
+	}
+	req->seq = op->seq;
+	if (async)
+		return 0;
+	if (wait_for_completion_interruptible(&op->done)) {
+		fq_comm_fail(comm, -EINTR);
+		wait_for_completion(&op->done);
+	}
+	err = op->status;
+	req->ns = op->req.ns;
+	fq_op_free(op);
+	return err;
+}

@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * comm.c - communicators and the /dev/fabriq misc device.
+ *
+ * Each open file holds at most one communicator.  This file owns its
+ * lifetime: COMM_INIT (validate, register, connect through cm.c, start
+ * the engine of coll.c), DESTROY and close() (stop the engine, tear the
+ * connections down), device removal (fail it with -ENODEV and release the
+ * hardware at once, so "rdma link del" never waits on a user), read() and
+ * poll() of async completions, and the leak counters.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/kthread.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "fabriq.h"
+#include "comm.h"
+
+#define FQ_DEF_CHUNK		(64 * 1024)
+#define FQ_DEF_TIMEOUT_MS	30000
+#define FQ_DEF_SMALL_BYTES	32768
+
+struct fq_objects fq_objects;
+
+/* protects fq_comms: every communicator that has an id */
+static DEFINE_MUTEX(fq_comms_lock);
+static LIST_HEAD(fq_comms);
+
+/* the file's communicator; @lock serialises the ioctls that replace it */
+struct fq_file {
+	struct mutex lock;	/* see above */
+	struct fq_comm *comm;
+};
+
+/**
+ * fq_comm_fail() - the communicator cannot go on: record @err (the first
+ * one sticks) and wake everyone waiting on it
+ * @comm: the communicator
+ * @err: a negative errno
+ *
+ * Context: any.
+ */
+void fq_comm_fail(struct fq_comm *comm, int err)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&comm->lock, flags);
+	if (!comm->err)
+		comm->err = err;
+	comm->events++;
+	spin_unlock_irqrestore(&comm->lock, flags);
+	wake_up_all(&comm->wq);
+	wake_up_all(&comm->engine_wq);
+	wake_up_all(&comm->done_wq);
+}
+
+static void fq_comm_free(struct fq_comm *comm)
+{
+	u32 r, c;
+
+	if (comm->peers)
+		for (r = 0; r < comm->nranks; r++)
+			for (c = 0; c < FABRIQ_MAX_CHANNELS; c++)
+				kfree(comm->peers[r].ch[c]);
+	kvfree(comm->peers);
+	kvfree(comm->addrs);
+	kfree(comm);
+	atomic_dec(&fq_objects.comms);
+}
+
+static int fq_addr_from_user(const struct fabriq_addr *a, u16 port, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	switch (a->family) {
+	case AF_INET:
+		sin->sin_family = AF_INET;
+		memcpy(&sin->sin_addr, a->addr, 4);
+		sin->sin_port = htons(port);
+		return sin->sin_addr.s_addr ? 0 : -EINVAL;
+	case AF_INET6:
+		sin6->sin6_family = AF_INET6;
+		memcpy(&sin6->sin6_addr, a->addr, 16);
+		sin6->sin6_port = htons(port);
+		return ipv6_addr_any(&sin6->sin6_addr) ? -EINVAL : 0;
+	default:
+		return -EAFNOSUPPORT;
+	}
+}
+
+/* Checks what needs no allocation; fills the defaults. */
+static int fq_init_check(struct fabriq_comm_init *ci)
+{
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(ci->reserved); i++)
+		if (ci->reserved[i])
+			return -EINVAL;
+	if (!ci->nranks || ci->nranks > FABRIQ_MAX_RANKS || ci->rank >= ci->nranks)
+		return -EINVAL;
+	if (ci->algo >= __FABRIQ_ALGO_MAX || (ci->flags & ~FABRIQ_COMM_F_TCLASS))
+		return -EINVAL;
+	if (!ci->chunk_bytes)
+		ci->chunk_bytes = FQ_DEF_CHUNK;
+	if (ci->chunk_bytes < 4096 || ci->chunk_bytes > (1U << 20) || ci->chunk_bytes % 8)
+		return -EINVAL;
+	if (!ci->channels)
+		ci->channels = 1;
+	if (ci->channels > FABRIQ_MAX_CHANNELS)
+		return -EINVAL;
+	if (!ci->connect_timeout_ms)
+		ci->connect_timeout_ms = FQ_DEF_TIMEOUT_MS;
+	if (!ci->op_timeout_ms)
+		ci->op_timeout_ms = FQ_DEF_TIMEOUT_MS;
+	if (!ci->small_bytes)
+		ci->small_bytes = FQ_DEF_SMALL_BYTES;
+	if ((u32)ci->base_port + ci->nranks - 1 > 65535 || !ci->base_port)
+		return -EINVAL;
+	return 0;
+}
+
+static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
+{
+	struct fq_comm *comm = kzalloc(sizeof(*comm), GFP_KERNEL);
+	u32 r, c;
+
+	if (!comm)
+		return NULL;
+	atomic_inc(&fq_objects.comms);
+	comm->cm_kind = FQ_CM_COMM;
+	INIT_LIST_HEAD(&comm->list);
+	comm->id = ci->comm_id;
+	comm->nranks = ci->nranks;
+	comm->rank = ci->rank;
+	comm->base_port = ci->base_port;
+	comm->algo = ci->algo;
+	comm->chunk = ci->chunk_bytes;
+	comm->nch = ci->channels;
+	comm->small_bytes = ci->small_bytes;
+	comm->connect_timeout_ms = ci->connect_timeout_ms;
+	comm->op_timeout = msecs_to_jiffies(ci->op_timeout_ms);
+	comm->has_tclass = ci->flags & FABRIQ_COMM_F_TCLASS;
+	comm->tclass = ci->tclass;
+	comm->state = FQ_COMM_NEW;
+	mutex_init(&comm->setup_lock);
+	init_rwsem(&comm->hw_rwsem);
+	spin_lock_init(&comm->lock);
+	init_waitqueue_head(&comm->wq);
+	mutex_init(&comm->op_lock);
+	INIT_LIST_HEAD(&comm->ops);
+	comm->next_seq = 1;
+	init_waitqueue_head(&comm->engine_wq);
+	INIT_KFIFO(comm->done);
+	spin_lock_init(&comm->done_lock);
+	init_waitqueue_head(&comm->done_wq);
+
+	comm->addrs = kvcalloc(ci->nranks, sizeof(*comm->addrs), GFP_KERNEL);
+	comm->peers = kvcalloc(ci->nranks, sizeof(*comm->peers), GFP_KERNEL);
+	if (!comm->addrs || !comm->peers)
+		goto err;
+	for (r = 0; r < ci->nranks; r++) {
+		comm->peers[r].rank = r;
+		for (c = 0; r != ci->rank && c < comm->nch; c++) {
+			struct fq_conn *conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+
+			if (!conn)
+				goto err;
+			conn->cm_kind = FQ_CM_CONN;
+			conn->comm = comm;
+			conn->peer = &comm->peers[r];
+			conn->chan = c;
+			comm->peers[r].ch[c] = conn;
+		}
+	}
+	return comm;
+err:
+	fq_comm_free(comm);
+	return NULL;
+}
+
+static int fq_comm_addrs(struct fq_comm *comm, const struct fabriq_comm_init *ci)
+{
+	struct fabriq_addr a;
+	u32 r;
+	int err;
+
+	for (r = 0; r < ci->nranks; r++) {
+		if (copy_from_user(&a, u64_to_user_ptr(ci->addrs + (u64)r * sizeof(a)), sizeof(a)))
+			return -EFAULT;
+		err = fq_addr_from_user(&a, ci->base_port + r, &comm->addrs[r]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * Register the id.  The same id listening on the same port (base + rank)
+ * is a duplicate; ranks of one communicator on one host differ in port.
+ */
+static int fq_comm_register(struct fq_comm *comm)
+{
+	struct fq_comm *other;
+
+	mutex_lock(&fq_comms_lock);
+	list_for_each_entry(other, &fq_comms, list) {
+		if (other->id == comm->id &&
+		    other->base_port + other->rank == comm->base_port + comm->rank) {
+			mutex_unlock(&fq_comms_lock);
+			return -EEXIST;
+		}
+	}
+	list_add_tail(&comm->list, &fq_comms);
+	mutex_unlock(&fq_comms_lock);
+	return 0;
+}
+
+static void fq_comm_unregister(struct fq_comm *comm)
+{
+	mutex_lock(&fq_comms_lock);
+	list_del_init(&comm->list);
+	mutex_unlock(&fq_comms_lock);
+}
+
+/*
+ * Stop the engine, fail what is queued, release the hardware; the
+ * structure stays for read() and poll() until the file is closed.
+ * Idempotent.  Context: process, the file's lock held or the file closing.
+ */
+static void fq_comm_shutdown(struct fq_comm *comm)
+{
+	/* finished in good order: let the last messages reach the peers */
+	if (!READ_ONCE(comm->err) && !READ_ONCE(comm->nops))
+		fq_cm_quiesce(comm, 2 * HZ);
+	fq_comm_fail(comm, -ECANCELED);
+	if (comm->engine) {
+		kthread_stop(comm->engine);
+		comm->engine = NULL;
+	}
+	fq_coll_fail_all(comm, comm->err);
+	fq_debugfs_comm_del(comm);
+	fq_cm_teardown(comm);
+	fq_comm_unregister(comm);
+}
+
+static long fq_ioctl_init(struct fq_file *f, void __user *uarg)
+{
+	struct fabriq_comm_init ci;
+	struct fq_comm *comm;
+	int err;
+
+	if (copy_from_user(&ci, uarg, sizeof(ci)))
+		return -EFAULT;
+	err = fq_init_check(&ci);
+	if (err)
+		return err;
+	if (f->comm)
+		return -EBUSY;
+	comm = fq_comm_alloc(&ci);
+	if (!comm)
+		return -ENOMEM;
+	err = fq_comm_addrs(comm, &ci);
+	if (err) {
+		fq_comm_free(comm);
+		return err;
+	}
+	err = fq_comm_register(comm);
+	if (err) {
+		fq_comm_free(comm);
+		return err;
+	}
+	if (comm->nranks > 1) {
+		err = fq_cm_connect_all(comm);
+		if (err) {
+			fq_comm_fail(comm, err);
+			fq_cm_teardown(comm);
+			fq_comm_unregister(comm);
+			fq_comm_free(comm);
+			return err;
+		}
+	} else {
+		comm->state = FQ_COMM_READY;
+	}
+	comm->engine = kthread_run(fq_coll_engine, comm, "fabriq/%llx:%u", comm->id, comm->rank);
+	if (IS_ERR(comm->engine)) {
+		err = PTR_ERR(comm->engine);
+		comm->engine = NULL;
+		fq_comm_shutdown(comm);
+		fq_comm_free(comm);
+		return err;
+	}
+	fq_debugfs_comm_add(comm);
+	f->comm = comm;
+	return 0;
+}
+
+static long fq_ioctl_coll(struct fq_file *f, void __user *uarg)
+{
+	struct fabriq_coll req;
+	int err;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	if (!f->comm)
+		return -ENOTCONN;
+	err = fq_coll_submit(f->comm, &req, req.flags & FABRIQ_COLL_F_ASYNC);
+	if (err && err != -EINTR && err != -ETIMEDOUT && err != -ENODEV &&
+	    err != -ECONNRESET && err != -EIO)
+		return err;
+	if (copy_to_user(uarg, &req, sizeof(req)))
+		return -EFAULT;
+	return err;
+}
+
+static long fq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct fq_file *f = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	struct fq_comm *comm;
+	long ret;
+
+	switch (cmd) {
+	case FABRIQ_IOC_COMM_INIT:
+		mutex_lock(&f->lock);
+		ret = fq_ioctl_init(f, uarg);
+		mutex_unlock(&f->lock);
+		return ret;
+	case FABRIQ_IOC_COMM_DESTROY:
+		mutex_lock(&f->lock);
+		comm = f->comm;
+		if (comm)
+			fq_comm_shutdown(comm);
+		mutex_unlock(&f->lock);
+		return comm ? 0 : -ENOTCONN;
+	case FABRIQ_IOC_COLL:
+		/* a synchronous call holds the lock until it completes */
+		mutex_lock(&f->lock);
+		ret = fq_ioctl_coll(f, uarg);
+		mutex_unlock(&f->lock);
+		return ret;
+	default:
+		return -ENOTTY;
+	}
+}
+
+static ssize_t fq_read(struct file *file, char __user *buf, size_t len, loff_t *ppos)
+{
+	struct fq_file *f = file->private_data;
+	struct fq_comm *comm = READ_ONCE(f->comm);
+	struct fabriq_completion c;
+	size_t done = 0;
+	int ret;
+
+	if (!comm)
+		return -ENOTCONN;
+	if (len < sizeof(c))
+		return -EINVAL;
+	while (done + sizeof(c) <= len) {
+		spin_lock(&comm->done_lock);
+		ret = kfifo_get(&comm->done, &c);
+		spin_unlock(&comm->done_lock);
+		if (!ret) {
+			if (done)
+				break;
+			if (file->f_flags & O_NONBLOCK)
+				return -EAGAIN;
+			/* a failed communicator with nothing left to report: EOF */
+			if (READ_ONCE(comm->err) && !READ_ONCE(comm->nops))
+				return 0;
+			if (wait_event_interruptible(comm->done_wq, !kfifo_is_empty(&comm->done) ||
+						     (READ_ONCE(comm->err) && !READ_ONCE(comm->nops))))
+				return -ERESTARTSYS;
+			continue;
+		}
+		if (copy_to_user(buf + done, &c, sizeof(c)))
+			return done ? done : -EFAULT;
+		done += sizeof(c);
+	}
+	return done;
+}
+
+static __poll_t fq_poll(struct file *file, poll_table *wait)
+{
+	struct fq_file *f = file->private_data;
+	struct fq_comm *comm = READ_ONCE(f->comm);
+
+	if (!comm)
+		return EPOLLERR;
+	poll_wait(file, &comm->done_wq, wait);
+	if (!kfifo_is_empty(&comm->done))
+		return EPOLLIN | EPOLLRDNORM;
+	return READ_ONCE(comm->err) && !READ_ONCE(comm->nops) ? EPOLLHUP : 0;
+}
+
+static int fq_open(struct inode *inode, struct file *file)
+{
+	struct fq_file *f = kzalloc(sizeof(*f), GFP_KERNEL);
+
+	if (!f)
+		return -ENOMEM;
+	mutex_init(&f->lock);
+	file->private_data = f;
+	return stream_open(inode, file);
+}
+
+static int fq_release(struct inode *inode, struct file *file)
+{
+	struct fq_file *f = file->private_data;
+
+	if (f->comm) {
+		fq_comm_shutdown(f->comm);
+		fq_comm_free(f->comm);
+	}
+	kfree(f);
+	return 0;
+}
+
+static const struct file_operations fq_fops = {
+	.owner = THIS_MODULE,
+	.open = fq_open,
+	.release = fq_release,
+	.unlocked_ioctl = fq_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.read = fq_read,
+	.poll = fq_poll,
+};
+
+static struct miscdevice fq_miscdev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = FABRIQ_DEV_NODE,
+	.fops = &fq_fops,
+	.mode = 0666,
+};
+
+/**
+ * fq_comm_dev_removed() - @ibdev is going away: fail every communicator
+ * on it with -ENODEV and release their hardware now
+ * @ibdev: the device
+ *
+ * Operations in flight end with -ENODEV; the files stay open until their
+ * owners close them.
+ * Context: the ib_client remove callback.
+ */
+void fq_comm_dev_removed(struct ib_device *ibdev)
+{
+	struct fq_comm *comm;
+
+	mutex_lock(&fq_comms_lock);
+	list_for_each_entry(comm, &fq_comms, list) {
+		if (READ_ONCE(comm->ibdev) != ibdev)
+			continue;
+		fq_comm_fail(comm, -ENODEV);
+		fq_cm_teardown(comm);
+	}
+	mutex_unlock(&fq_comms_lock);
+}
+
+/* for debugfs and netlink: call @fn on every communicator */
+int fq_comm_for_each(int (*fn)(struct fq_comm *comm, void *arg), void *arg)
+{
+	struct fq_comm *comm;
+	int ret = 0;
+
+	mutex_lock(&fq_comms_lock);
+	list_for_each_entry(comm, &fq_comms, list) {
+		ret = fn(comm, arg);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&fq_comms_lock);
+	return ret;
+}
+
+const char *fq_comm_state_name(const struct fq_comm *comm)
+{
+	static const char *const names[] = {
+		[FQ_COMM_NEW] = "new", [FQ_COMM_CONNECTING] = "connecting",
+		[FQ_COMM_READY] = "ready", [FQ_COMM_FAILED] = "failed", [FQ_COMM_DEAD] = "dead",
+	};
+	enum fq_comm_state st = READ_ONCE(comm->state);
+
+	if (st == FQ_COMM_READY && READ_ONCE(comm->err))
+		return "failed";
+	return names[st];
+}
+
+void fq_objects_show(struct seq_file *s)
+{
+	seq_printf(s, "comms %d\npds %d\ncqs %d\nqps %d\ncm_ids %d\nbufs %d\nops %d\npinned_pages %d\n",
+		   atomic_read(&fq_objects.comms), atomic_read(&fq_objects.pds),
+		   atomic_read(&fq_objects.cqs), atomic_read(&fq_objects.qps),
+		   atomic_read(&fq_objects.cm_ids), atomic_read(&fq_objects.bufs),
+		   atomic_read(&fq_objects.ops), atomic_read(&fq_objects.pinned_pages));
+}
+
+int fq_comm_init(void)
+{
+	fq_debugfs_comm_init();
+	return misc_register(&fq_miscdev);
+}
+
+void fq_comm_exit(void)
+{
+	misc_deregister(&fq_miscdev);
+}

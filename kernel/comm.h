@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * comm.h - communicators: the structures shared by comm.c (lifetime and
+ * the /dev/fabriq file), cm.c (rdma_cm connections and the message
+ * transport) and coll.c (the engine that runs the schedules).
+ *
+ * Lock order: fq_comms_lock, then fq_comm.setup_lock, then
+ * fq_comm.hw_rwsem, then fq_comm.lock.  rdma_cm handlers take only
+ * setup_lock and lock, so teardown may wait for them while holding
+ * hw_rwsem.
+ */
+#ifndef _FABRIQ_COMM_H
+#define _FABRIQ_COMM_H
+
+#include <linux/kfifo.h>
+#include <linux/rwsem.h>
+#include <linux/socket.h>
+#include <linux/wait.h>
+#include <rdma/rdma_cm.h>
+#include <linux/fabriq.h>
+
+#include "algo.h"
+
+#define FQ_CREDITS		8	/* data messages in flight per connection */
+#define FQ_CREDIT_BATCH		(FQ_CREDITS / 2)	/* return credits in batches this big */
+#define FQ_RECV_SLOTS		(FQ_CREDITS + FQ_CREDITS / FQ_CREDIT_BATCH)
+#define FQ_SEND_WRS		(FQ_CREDITS + FQ_CREDITS / FQ_CREDIT_BATCH + 1)
+
+/* immediate data: credits returned in the low 16 bits, the kind above */
+#define FQ_IMM_CREDITS		0xffffU
+#define FQ_IMM_DATA		(1U << 16)
+#define FQ_IMM_CREDIT_ONLY	(2U << 16)
+
+struct fq_comm;
+struct fq_peer;
+struct fq_conn;
+
+/* rdma_cm contexts are either a communicator (its listener) or a connection */
+enum fq_cm_kind {
+	FQ_CM_COMM = 1,
+	FQ_CM_CONN,
+};
+
+/**
+ * struct fq_rx_ctx - a receive slot's completion context
+ * @cqe: handed to the verbs
+ * @conn: the connection
+ * @slot: index in fq_conn.rx_buf
+ */
+struct fq_rx_ctx {
+	struct ib_cqe cqe;
+	struct fq_conn *conn;
+	u32 slot;
+};
+
+/**
+ * struct fq_conn - one RC QP to one peer (one channel)
+ * @cm_kind: FQ_CM_CONN
+ * @comm: owner
+ * @peer: the peer
+ * @chan: channel number
+ * @id: the rdma_cm id; NULL before connecting and after teardown
+ * @has_qp: @id has a QP
+ * @established: the connection is up
+ * @peer_closed: jiffies when the peer disconnected (0: it has not); data
+ *               it sent before may still be on its way through the CQ
+ * @cm_seq: bumped by the active side's rdma_cm handler at each event
+ * @cm_status: result of the last event (active side)
+ * @rx_buf: FQ_RECV_SLOTS receive slots of chunk bytes, @rx_dma their mappings
+ * @tx_buf: FQ_CREDITS send slots, @tx_dma their mappings
+ * @rx_ctx: one per receive slot
+ * @tx_cqe: data sends; @credit_cqe: credit-only sends
+ *
+ * Under fq_comm.lock:
+ * @credits: data messages the peer can take now
+ * @ret_credits: receive slots reposted, not yet reported to the peer
+ * @tx_head: send slots taken; @tx_tail: send slots completed
+ * @sq_used: work requests on the send queue
+ * @rxq: data messages received, in order: slot and length
+ * @rx_head: next message to consume; @rx_tail: next to fill
+ */
+struct fq_conn {
+	u8 cm_kind;
+	struct fq_comm *comm;
+	struct fq_peer *peer;
+	u32 chan;
+	struct rdma_cm_id *id;
+	bool has_qp;
+	bool established;
+	unsigned long peer_closed;
+	u32 cm_seq;
+	int cm_status;
+	void *rx_buf[FQ_RECV_SLOTS];
+	u64 rx_dma[FQ_RECV_SLOTS];
+	void *tx_buf[FQ_CREDITS];
+	u64 tx_dma[FQ_CREDITS];
+	struct fq_rx_ctx rx_ctx[FQ_RECV_SLOTS];
+	struct ib_cqe tx_cqe;
+	struct ib_cqe credit_cqe;
+
+	u32 credits;
+	u32 ret_credits;
+	u32 tx_head;
+	u32 tx_tail;
+	u32 sq_used;
+	struct {
+		u16 slot;
+		u32 len;
+	} rxq[FQ_RECV_SLOTS];
+	u32 rx_head;
+	u32 rx_tail;
+};
+
+/**
+ * struct fq_peer - another rank
+ * @rank: its rank
+ * @ch: one connection per channel
+ * @send_seq: data messages sent to it (the engine's; picks the channel)
+ * @recv_seq: data messages taken from it (the engine's)
+ * @tx_bytes: payload sent; @rx_bytes: payload received
+ */
+struct fq_peer {
+	u32 rank;
+	struct fq_conn *ch[FABRIQ_MAX_CHANNELS];
+	u64 send_seq;
+	u64 recv_seq;
+	u64 tx_bytes;
+	u64 rx_bytes;
+};
+
+enum fq_comm_state {
+	FQ_COMM_NEW,		/* no COMM_INIT yet */
+	FQ_COMM_CONNECTING,
+	FQ_COMM_READY,
+	FQ_COMM_FAILED,		/* @err says why; resources may be gone */
+	FQ_COMM_DEAD,		/* torn down */
+};
+
+/**
+ * struct fq_pin - a pinned range of user memory, mapped into the kernel
+ * @pages: the pinned pages; @npages: how many
+ * @vaddr: their kernel mapping; @ptr: the user address's byte in it
+ */
+struct fq_pin {
+	struct page **pages;
+	int npages;
+	void *vaddr;
+	void *ptr;
+};
+
+/**
+ * struct fq_op - one collective call
+ * @list: entry on fq_comm.ops
+ * @req: the call, as submitted
+ * @sched: the schedule it runs
+ * @seq: its sequence number
+ * @t0: when it was submitted
+ * @in: the pinned input; @out: the pinned output
+ * @scratch: kernel work buffer where the user's cannot serve
+ * @work: where the schedule works; @src: what alltoall sends from
+ * @status: the result
+ * @done: completed by the engine (synchronous calls)
+ */
+struct fq_op {
+	struct list_head list;
+	struct fabriq_coll req;
+	struct fq_sched sched;
+	u64 seq;
+	ktime_t t0;
+	struct fq_pin in;
+	struct fq_pin out;
+	void *scratch;
+	void *work;
+	void *src;
+	int status;
+	struct completion done;
+};
+
+/**
+ * struct fq_comm - a communicator; one per open /dev/fabriq file
+ * @cm_kind: FQ_CM_COMM
+ * @list: entry on fq_comms
+ * @id: the communicator id
+ * @nranks: ranks; @rank: this one
+ * @base_port: rank r listens on base_port + r
+ * @algo: the preferred enum fabriq_algo
+ * @chunk: bytes per message; @nch: channels
+ * @small_bytes: AUTO's threshold
+ * @connect_timeout_ms: COMM_INIT's limit; @op_timeout: jiffies without progress
+ * @has_tclass: @tclass set by the caller
+ * @tclass: traffic class of the QPs
+ * @addrs: every rank's address (port included)
+ * @state: enum fq_comm_state, under @setup_lock
+ * @setup_lock: protects @state, @ibdev and the connection slots in @peers
+ *              against teardown, and serialises COMM_INIT
+ * @hw_rwsem: read by whoever uses the verbs resources (engine, COMM_INIT),
+ *            written by teardown
+ * @hw_gone: the verbs resources are released (under @hw_rwsem)
+ * @ibdev: the device the listener bound to
+ * @pd: protection domain; @cq: one CQ for every QP
+ * @listen_id: the listener
+ * @peers: @nranks entries (this rank's unused)
+ * @lock: protects the conn fields marked so, @err and @events
+ * @wq: the engine and COMM_INIT wait here for progress
+ * @events: bumped at every completion and connection event
+ * @err: the first fatal error; sticky
+ * @op_lock: protects @ops, @nops and @next_seq
+ * @ops: queued operations, oldest first
+ * @nops: operations queued or running
+ * @next_seq: sequence number of the next operation
+ * @engine: the thread that runs the operations
+ * @engine_wq: the engine sleeps here for work
+ * @done: completions of async operations, for read()
+ * @done_lock: protects @done
+ * @done_wq: read() and poll() wait here
+ * @ops_done: operations completed; @ops_failed: ... with an error
+ * @bytes: payload bytes the operations moved (sent)
+ * @dbg_dir: debugfs comms/<id>
+ */
+struct fq_comm {
+	u8 cm_kind;
+	struct list_head list;
+	u64 id;
+	u32 nranks;
+	u32 rank;
+	u16 base_port;
+	u8 algo;
+	u32 chunk;
+	u32 nch;
+	u64 small_bytes;
+	u32 connect_timeout_ms;
+	unsigned long op_timeout;
+	bool has_tclass;
+	u8 tclass;
+	struct sockaddr_storage *addrs;
+
+	enum fq_comm_state state;
+	struct mutex setup_lock;	/* see above */
+	struct rw_semaphore hw_rwsem;	/* see above */
+	bool hw_gone;
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct rdma_cm_id *listen_id;
+	struct fq_peer *peers;
+
+	spinlock_t lock;		/* see above */
+	wait_queue_head_t wq;
+	u64 events;
+	int err;
+
+	struct mutex op_lock;		/* see above */
+	struct list_head ops;
+	u32 nops;
+	u64 next_seq;
+	struct task_struct *engine;
+	wait_queue_head_t engine_wq;
+
+	DECLARE_KFIFO(done, struct fabriq_completion, 128);
+	spinlock_t done_lock;		/* see above */
+	wait_queue_head_t done_wq;
+
+	atomic64_t ops_done;
+	atomic64_t ops_failed;
+	atomic64_t bytes;
+	struct dentry *dbg_dir;
+};
+
+/* objects fabriq holds, for leak checks (debugfs "objects") */
+struct fq_objects {
+	atomic_t comms;
+	atomic_t pds;
+	atomic_t cqs;
+	atomic_t qps;
+	atomic_t cm_ids;
+	atomic_t bufs;
+	atomic_t ops;
+	atomic_t pinned_pages;
+};
+
+extern struct fq_objects fq_objects;
+
+/* comm.c */
+int fq_comm_init(void);
+void fq_comm_exit(void);
+void fq_comm_fail(struct fq_comm *comm, int err);
+void fq_comm_dev_removed(struct ib_device *ibdev);
+struct seq_file;
+void fq_objects_show(struct seq_file *s);
+
+int fq_comm_for_each(int (*fn)(struct fq_comm *comm, void *arg), void *arg);
+const char *fq_comm_state_name(const struct fq_comm *comm);
+
+/* comm_debugfs.c */
+void fq_debugfs_comm_init(void);
+void fq_debugfs_comm_add(struct fq_comm *comm);
+void fq_debugfs_comm_del(struct fq_comm *comm);
+
+/* cm.c */
+int fq_cm_connect_all(struct fq_comm *comm);
+void fq_cm_teardown(struct fq_comm *comm);
+int fq_cm_send(struct fq_conn *conn, const void *data, u32 len);
+bool fq_cm_can_send(struct fq_conn *conn);
+int fq_cm_peek(struct fq_conn *conn, void **data, u32 *len);
+int fq_cm_consume(struct fq_conn *conn);
+int fq_cm_return_credits(struct fq_conn *conn, bool force);
+int fq_cm_closed(struct fq_conn *conn);
+void fq_cm_quiesce(struct fq_comm *comm, unsigned long timeout);
+
+/* coll.c */
+int fq_coll_submit(struct fq_comm *comm, struct fabriq_coll *req, bool async);
+int fq_coll_engine(void *arg);
+void fq_coll_fail_all(struct fq_comm *comm, int err);
+
+#endif /* _FABRIQ_COMM_H */

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * comm_debugfs.c - the communicator part of /sys/kernel/debug/fabriq/:
+ *
+ *   objects                      every object fabriq holds (leak checks)
+ *   comms/<id>-r<rank>/summary   one communicator: ranks, state, device,
+ *                                algorithm settings, operations, bytes
+ *   comms/<id>-r<rank>/peers     one line per peer and channel: address,
+ *                                QP, state, credits, messages and bytes
+ *
+ * The rank is part of the name because several ranks of one communicator
+ * may run on one host.  Readers take setup_lock, under which teardown
+ * clears what they look at; debugfs_remove_recursive() waits for them.
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "fabriq.h"
+#include "comm.h"
+
+static struct dentry *fq_dbg_comms;
+
+static const char *const fq_algo_names[] = {
+	[FABRIQ_ALGO_AUTO] = "auto", [FABRIQ_ALGO_RING] = "ring", [FABRIQ_ALGO_RD] = "rd",
+	[FABRIQ_ALGO_TREE] = "tree", [FABRIQ_ALGO_DIRECT] = "direct",
+};
+
+static int fq_comm_summary_show(struct seq_file *s, void *unused)
+{
+	struct fq_comm *comm = s->private;
+
+	mutex_lock(&comm->setup_lock);
+	seq_printf(s, "id %llx\nrank %u\nnranks %u\nstate %s\nerror %d\n", comm->id, comm->rank,
+		   comm->nranks, fq_comm_state_name(comm), READ_ONCE(comm->err));
+	seq_printf(s, "device %s\n", comm->ibdev && !comm->hw_gone ?
+		   dev_name(&comm->ibdev->dev) : "-");
+	seq_printf(s, "address %pISpc\n", &comm->addrs[comm->rank]);
+	seq_printf(s, "algo %s\nsmall_bytes %llu\nchunk_bytes %u\nchannels %u\n",
+		   fq_algo_names[comm->algo], comm->small_bytes, comm->chunk, comm->nch);
+	seq_printf(s, "qps %u\n", comm->hw_gone ? 0 : (comm->nranks - 1) * comm->nch);
+	mutex_unlock(&comm->setup_lock);
+	seq_printf(s, "ops_queued %u\nops_done %lld\nops_failed %lld\nbytes_sent %lld\n",
+		   READ_ONCE(comm->nops), atomic64_read(&comm->ops_done),
+		   atomic64_read(&comm->ops_failed), atomic64_read(&comm->bytes));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(fq_comm_summary);
+
+static int fq_comm_peers_show(struct seq_file *s, void *unused)
+{
+	struct fq_comm *comm = s->private;
+	struct fq_peer *p;
+	struct fq_conn *c;
+	u32 r, ch, credits, qpn;
+	bool up;
+
+	seq_printf(s, "%-6s %-3s %-40s %-8s %-5s %-7s %10s %10s %14s %14s\n", "peer", "ch",
+		   "address", "qpn", "state", "credits", "msgs_tx", "msgs_rx", "bytes_tx",
+		   "bytes_rx");
+	mutex_lock(&comm->setup_lock);
+	for (r = 0; r < comm->nranks; r++) {
+		if (r == comm->rank)
+			continue;
+		p = &comm->peers[r];
+		for (ch = 0; ch < comm->nch; ch++) {
+			c = p->ch[ch];
+			qpn = c->id && c->has_qp ? c->id->qp->qp_num : 0;
+			spin_lock_bh(&comm->lock);
+			credits = c->credits;
+			up = c->established;
+			spin_unlock_bh(&comm->lock);
+			seq_printf(s, "%-6u %-3u %-40pISpc %-8u %-5s %-7u %10llu %10llu %14llu %14llu\n",
+				   r, ch, &comm->addrs[r], qpn, up ? "up" : "down", credits,
+				   p->send_seq, p->recv_seq, p->tx_bytes, p->rx_bytes);
+		}
+	}
+	mutex_unlock(&comm->setup_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(fq_comm_peers);
+
+static int fq_objects_file_show(struct seq_file *s, void *unused)
+{
+	fq_objects_show(s);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(fq_objects_file);
+
+void fq_debugfs_comm_init(void)
+{
+	struct dentry *root = fabriq_debugfs_root();
+
+	fq_dbg_comms = debugfs_create_dir("comms", root);
+	debugfs_create_file("objects", 0444, root, NULL, &fq_objects_file_fops);
+}
+
+void fq_debugfs_comm_add(struct fq_comm *comm)
+{
+	char name[48];
+
+	snprintf(name, sizeof(name), "%llx-r%u", comm->id, comm->rank);
+	comm->dbg_dir = debugfs_create_dir(name, fq_dbg_comms);
+	debugfs_create_file("summary", 0444, comm->dbg_dir, comm, &fq_comm_summary_fops);
+	debugfs_create_file("peers", 0444, comm->dbg_dir, comm, &fq_comm_peers_fops);
+}
+
+void fq_debugfs_comm_del(struct fq_comm *comm)
+{
+	debugfs_remove_recursive(comm->dbg_dir);
+	comm->dbg_dir = NULL;
+}

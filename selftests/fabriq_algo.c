@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fabriq_algo.c - unit test of the pure schedules (kernel/algo*.c), built
+ * in userspace: every collective x every schedule x rank counts 1..17 x
+ * several roots and counts runs on simulated ranks that pass messages per
+ * pair, in order, as the engine does; the results are compared with a
+ * direct computation.  Also checks fq_sched_pick().
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/fabriq.h>
+
+#include "fq_ktypes.h"
+#include "../kernel/algo.h"
+
+#define MAXR	17
+
+struct msg {
+	struct msg *next;
+	uint64_t len;
+	unsigned char data[];
+};
+
+static struct msg *q_head[MAXR][MAXR], **q_tail[MAXR][MAXR];	/* [from][to] */
+
+struct rank {
+	struct fq_sched s;
+	uint32_t k;
+	int have_step, done;
+	struct fq_step st;
+	int xdone[FQ_STEP_MAX];
+	unsigned char *work, *src;
+};
+
+static void q_push(int from, int to, const void *p, uint64_t len)
+{
+	struct msg *m = malloc(sizeof(*m) + len + 1);
+
+	m->next = NULL;
+	m->len = len;
+	memcpy(m->data, p, len);
+	*q_tail[from][to] = m;
+	q_tail[from][to] = &m->next;
+}
+
+static struct msg *q_pop(int from, int to)
+{
+	struct msg *m = q_head[from][to];
+
+	if (m) {
+		q_head[from][to] = m->next;
+		if (!m->next)
+			q_tail[from][to] = &q_head[from][to];
+	}
+	return m;
+}
+
+/* run one rank as far as it can; returns 1 if it moved */
+static int advance(struct rank *R, int me)
+{
+	int moved = 0, i, all;
+
+	for (;;) {
+		if (R->done)
+			return moved;
+		if (!R->have_step) {
+			if (!fq_sched_step(&R->s, R->k, &R->st)) {
+				R->done = 1;
+				return 1;
+			}
+			R->have_step = 1;
+			memset(R->xdone, 0, sizeof(R->xdone));
+			moved = 1;
+		}
+		/* sends without a dependency first: the engine copies them out
+		 * before a receive may overwrite the same bytes */
+		for (i = 0; i < (int)R->st.n; i++) {
+			struct fq_xfer *x = &R->st.x[i];
+			unsigned char *b = x->buf == FQ_BUF_SRC ? R->src : R->work;
+
+			if (x->op != FQ_X_SEND || R->xdone[i])
+				continue;
+			if (x->dep >= 0 && !R->xdone[x->dep])
+				continue;
+			q_push(me, x->peer, b + x->off, x->len);
+			R->xdone[i] = 1;
+			moved = 1;
+		}
+		for (i = 0; i < (int)R->st.n; i++) {
+			struct fq_xfer *x = &R->st.x[i];
+			struct msg *m;
+			uint64_t j;
+
+			if (x->op == FQ_X_SEND || R->xdone[i])
+				continue;
+			m = q_pop(x->peer, me);
+			if (!m)
+				continue;
+			if (m->len != x->len) {
+				printf("# rank %d step %u: got %llu bytes from %u, expected %llu\n", me,
+				       R->k, (unsigned long long)m->len, x->peer,
+				       (unsigned long long)x->len);
+				exit(1);
+			}
+			for (j = 0; j < x->len / 8; j++) {
+				uint64_t a, b;
+
+				memcpy(&a, R->work + x->off + 8 * j, 8);
+				memcpy(&b, m->data + 8 * j, 8);
+				a = x->op == FQ_X_RECV_REDUCE ? a + b : b;
+				memcpy(R->work + x->off + 8 * j, &a, 8);
+			}
+			free(m);
+			R->xdone[i] = 1;
+			moved = 1;
+		}
+		all = 1;
+		for (i = 0; i < (int)R->st.n; i++)
+			all &= R->xdone[i];
+		if (!all)
+			return moved;
+		R->have_step = 0;
+		R->k++;
+	}
+}
+
+static uint64_t val(int r, uint64_t i) { return (uint64_t)r * 0x9e3779b97f4a7c15ULL + i * 7919 + 1; }
+
+/* returns number of wrong elements */
+static long run(uint32_t coll, uint32_t algo, uint32_t n, uint32_t root, uint64_t count)
+{
+	static struct rank R[MAXR];
+	uint64_t wlen = (coll == FABRIQ_COLL_ALLGATHER || coll == FABRIQ_COLL_REDUCESCATTER ||
+			 coll == FABRIQ_COLL_ALLTOALL) ? n * count : count;
+	long wrong = 0;
+	uint32_t r, f, moved, iter = 0;
+	uint64_t i;
+
+	for (r = 0; r < n; r++)
+		for (f = 0; f < n; f++) {
+			q_head[r][f] = NULL;
+			q_tail[r][f] = &q_head[r][f];
+		}
+	for (r = 0; r < n; r++) {
+		memset(&R[r], 0, sizeof(R[r]));
+		R[r].s = (struct fq_sched){ coll, algo, n, r, root, count, 8 };
+		R[r].work = calloc(wlen + 1, 8);
+		R[r].src = calloc(wlen + 1, 8);
+		for (i = 0; i < wlen; i++) {
+			uint64_t v = val(r, i);
+
+			memcpy(R[r].src + 8 * i, &v, 8);
+		}
+		/* what the engine puts in the work buffer before step 0 */
+		if (coll == FABRIQ_COLL_ALLGATHER)
+			for (i = 0; i < count; i++) {
+				uint64_t v = val(r, i);
+
+				memcpy(R[r].work + 8 * (r * count + i), &v, 8);
+			}
+		else if (coll == FABRIQ_COLL_ALLTOALL)
+			memcpy(R[r].work + 8 * r * count, R[r].src + 8 * r * count, 8 * count);
+		else if (coll != FABRIQ_COLL_BROADCAST || r == root)
+			memcpy(R[r].work, R[r].src, 8 * wlen);
+	}
+	do {
+		moved = 0;
+		for (r = 0; r < n; r++)
+			moved |= advance(&R[r], r);
+		iter++;
+	} while (moved && iter < 100000);
+	for (r = 0; r < n; r++)
+		if (!R[r].done) {
+			printf("# deadlock: rank %u stuck at step %u\n", r, R[r].k);
+			return -1;
+		}
+	for (r = 0; r < n; r++) {
+		for (i = 0; i < wlen; i++) {
+			uint64_t got, want = 0;
+			int check = 1;
+
+			memcpy(&got, R[r].work + 8 * i, 8);
+			switch (coll) {
+			case FABRIQ_COLL_ALLREDUCE:
+				for (f = 0; f < n; f++)
+					want += val(f, i);
+				break;
+			case FABRIQ_COLL_REDUCE:
+				check = r == root;
+				for (f = 0; f < n; f++)
+					want += val(f, i);
+				break;
+			case FABRIQ_COLL_REDUCESCATTER:
+				check = i / count == r;
+				for (f = 0; f < n; f++)
+					want += val(f, i);
+				break;
+			case FABRIQ_COLL_ALLGATHER:
+				want = val(i / count, i % count);
+				break;
+			case FABRIQ_COLL_BROADCAST:
+				want = val(root, i);
+				break;
+			case FABRIQ_COLL_ALLTOALL:
+				/* block f of rank r = block r of rank f */
+				want = val(i / count, r * count + i % count);
+				break;
+			default:
+				check = 0;
+			}
+			if (check && got != want)
+				wrong++;
+		}
+		free(R[r].work);
+		free(R[r].src);
+	}
+	return wrong;
+}
+
+int main(void)
+{
+	static const struct { uint32_t coll, algo; const char *name; } cases[] = {
+		{ FABRIQ_COLL_ALLREDUCE, FABRIQ_ALGO_RING, "allreduce ring" },
+		{ FABRIQ_COLL_ALLREDUCE, FABRIQ_ALGO_RD, "allreduce recursive doubling" },
+		{ FABRIQ_COLL_ALLREDUCE, FABRIQ_ALGO_TREE, "allreduce rabenseifner" },
+		{ FABRIQ_COLL_ALLGATHER, FABRIQ_ALGO_RING, "allgather ring" },
+		{ FABRIQ_COLL_REDUCESCATTER, FABRIQ_ALGO_RING, "reducescatter ring" },
+		{ FABRIQ_COLL_BROADCAST, FABRIQ_ALGO_RING, "broadcast chain" },
+		{ FABRIQ_COLL_BROADCAST, FABRIQ_ALGO_TREE, "broadcast binomial" },
+		{ FABRIQ_COLL_REDUCE, FABRIQ_ALGO_RING, "reduce ring" },
+		{ FABRIQ_COLL_REDUCE, FABRIQ_ALGO_TREE, "reduce binomial" },
+		{ FABRIQ_COLL_BARRIER, FABRIQ_ALGO_RD, "barrier dissemination" },
+		{ FABRIQ_COLL_ALLTOALL, FABRIQ_ALGO_DIRECT, "alltoall pairwise" },
+	};
+	static const uint64_t counts[] = { 0, 1, 7, 16, 33, 1000 };
+	int ncase = sizeof(cases) / sizeof(cases[0]), c, fails = 0, t = 0;
+
+	printf("TAP version 13\n1..%d\n", ncase + 1);
+	for (c = 0; c < ncase; c++) {
+		long bad = 0, runs = 0;
+		uint32_t n, root;
+		unsigned int ci;
+
+		for (n = 1; n <= MAXR; n++)
+			for (root = 0; root < n; root += (n > 4 ? n / 3 : 1))
+				for (ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
+					long w = run(cases[c].coll, cases[c].algo, n, root, counts[ci]);
+
+					runs++;
+					if (w) {
+						if (bad < 3)
+							printf("# n=%u root=%u count=%llu: %ld wrong\n", n,
+							       root, (unsigned long long)counts[ci], w);
+						bad++;
+					}
+				}
+		printf("%s %d %s (%ld runs, %ld bad)\n", bad ? "not ok" : "ok", ++t, cases[c].name,
+		       runs, bad);
+		fails += !!bad;
+	}
+	{
+		int ok = fq_sched_pick(FABRIQ_COLL_ALLREDUCE, 0, 0, 8, 32768) == FABRIQ_ALGO_RD &&
+			 fq_sched_pick(FABRIQ_COLL_ALLREDUCE, 0, 0, 1 << 20, 32768) == FABRIQ_ALGO_RING &&
+			 fq_sched_pick(FABRIQ_COLL_ALLREDUCE, 0, FABRIQ_ALGO_TREE, 8, 32768) == FABRIQ_ALGO_TREE &&
+			 fq_sched_pick(FABRIQ_COLL_ALLGATHER, 0, FABRIQ_ALGO_RD, 8, 32768) == FABRIQ_ALGO_RING &&
+			 fq_sched_pick(FABRIQ_COLL_ALLGATHER, FABRIQ_ALGO_RD, 0, 8, 32768) < 0 &&
+			 fq_sched_pick(FABRIQ_COLL_ALLTOALL, FABRIQ_ALGO_RING, 0, 8, 32768) < 0 &&
+			 fq_sched_pick(__FABRIQ_COLL_MAX, 0, 0, 8, 32768) < 0 &&
+			 fq_sched_pick(FABRIQ_COLL_BARRIER, 0, 0, 0, 32768) == FABRIQ_ALGO_RD;
+
+		printf("%s %d schedule selection and forcing\n", ok ? "ok" : "not ok", ++t);
+		fails += !ok;
+	}
+	printf("# totals: pass:%d fail:%d skip:0\n", t - fails, fails);
+	return fails ? 1 : 0;
+}

@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fabriq_coll.c - correctness of the in-kernel collectives on real QPs.
+ *
+ * Forks --ranks N processes; rank r opens /dev/fabriq and joins one
+ * communicator at 198.19.0.(r+1) (lib.sh fq_ranks_up; or --addrs).  Every
+ * rank runs the same list of cases: collective x type x reduction op x
+ * count x root x in-place x forced schedule, each result compared bit for
+ * bit with a reference the rank computes itself from the known inputs of
+ * every rank.  Then async depth 16, two communicators at once, and (with
+ * --big) the large sizes.  One KTAP line per group of cases; failures
+ * name the case, the rank and the error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../tools/lib/libfabriq.h"
+
+#define MAXR		16
+#define MAXCASES	4096
+
+struct ccase {
+	int coll, dtype, op, algo, inplace, group;
+	uint32_t root;
+	uint64_t count;
+	char desc[96];
+};
+
+static struct ccase cases[MAXCASES];
+static int ncases;
+static const char *groups[64];
+static int ngroups;
+static int (*results)[MAXR];	/* shared: 0 ok, >0 wrong elements, <0 -errno */
+static uint32_t nranks = 2;
+static const char *addrs[MAXR];
+static char addr_store[MAXR][64];
+static uint16_t port = 18700;
+static int big;
+
+static int group(const char *name)
+{
+	int i;
+
+	for (i = 0; i < ngroups; i++)
+		if (!strcmp(groups[i], name))
+			return i;
+	groups[ngroups] = name;
+	return ngroups++;
+}
+
+static int is_fp(int d)
+{
+	return d == FABRIQ_FLOAT16 || d == FABRIQ_FLOAT32 || d == FABRIQ_FLOAT64 ||
+	       d == FABRIQ_BFLOAT16;
+}
+
+static int is_unsigned(int d)
+{
+	return d == FABRIQ_UINT8 || d == FABRIQ_UINT32 || d == FABRIQ_UINT64;
+}
+
+static int op_legal(int d, int op)
+{
+	if (op == FABRIQ_OP_AVG)
+		return is_fp(d);
+	if (op >= FABRIQ_OP_BAND)
+		return !is_fp(d);
+	return 1;
+}
+
+static int reduces(int coll)
+{
+	return coll == FABRIQ_COLL_ALLREDUCE || coll == FABRIQ_COLL_REDUCESCATTER ||
+	       coll == FABRIQ_COLL_REDUCE;
+}
+
+static void add(int coll, int dtype, int op, uint64_t count, uint32_t root, int inplace,
+		int algo, const char *grp)
+{
+	struct ccase *c;
+
+	if (ncases >= MAXCASES)
+		return;
+	c = &cases[ncases++];
+	c->coll = coll;
+	c->dtype = dtype;
+	c->op = reduces(coll) ? op : 0;
+	c->count = count;
+	c->root = root;
+	c->inplace = inplace;
+	c->algo = algo;
+	c->group = group(grp);
+	snprintf(c->desc, sizeof(c->desc), "%s %s%s%s count=%llu root=%u%s algo=%s",
+		 fabriq_coll_name(coll), fabriq_dtype_name(dtype), reduces(coll) ? " " : "",
+		 reduces(coll) ? fabriq_op_name(op) : "", (unsigned long long)count, root,
+		 inplace ? " in-place" : "", fabriq_algo_name(algo));
+}
+
+/* ---- values ---- */
+
+static uint16_t f2bf(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, 4);
+	if ((u & 0x7fffffff) > 0x7f800000)
+		return (u >> 16) | 0x40;
+	return (u + 0x7fff + ((u >> 16) & 1)) >> 16;
+}
+
+/* the input of rank r at index i */
+static int64_t val(int dtype, int op, uint32_t r, uint64_t i)
+{
+	if (op == FABRIQ_OP_PROD)
+		return 1 + (r + i) % 2;
+	if (op >= FABRIQ_OP_BAND)
+		return (r * 37 + i * 11 + 5) & 0x7f;
+	if (is_unsigned(dtype))
+		return (r * 7 + i * 3) % 9;
+	return (int64_t)((r * 7 + i * 3) % 9) - 4;
+}
+
+static void store(int dtype, void *p, uint64_t i, double v)
+{
+	switch (dtype) {
+	case FABRIQ_INT8: ((int8_t *)p)[i] = (int8_t)(int64_t)v; break;
+	case FABRIQ_UINT8: ((uint8_t *)p)[i] = (uint8_t)(int64_t)v; break;
+	case FABRIQ_INT32: ((int32_t *)p)[i] = (int32_t)(int64_t)v; break;
+	case FABRIQ_UINT32: ((uint32_t *)p)[i] = (uint32_t)(int64_t)v; break;
+	case FABRIQ_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
+	case FABRIQ_UINT64: ((uint64_t *)p)[i] = (uint64_t)(int64_t)v; break;
+	case FABRIQ_FLOAT16: ((_Float16 *)p)[i] = (_Float16)v; break;
+	case FABRIQ_FLOAT32: ((float *)p)[i] = (float)v; break;
+	case FABRIQ_FLOAT64: ((double *)p)[i] = v; break;
+	case FABRIQ_BFLOAT16: ((uint16_t *)p)[i] = f2bf((float)v); break;
+	}
+}
+
+/* integer results wrap in the type: keep the low bytes of the int64 result */
+static void store_i(int dtype, void *p, uint64_t i, int64_t v)
+{
+	switch (dtype) {
+	case FABRIQ_INT8: case FABRIQ_UINT8: ((uint8_t *)p)[i] = (uint8_t)v; break;
+	case FABRIQ_INT32: case FABRIQ_UINT32: ((uint32_t *)p)[i] = (uint32_t)v; break;
+	default: ((uint64_t *)p)[i] = (uint64_t)v; break;
+	}
+}
+
+/* the reduction over all ranks of the inputs at index i */
+static void reference(const struct ccase *c, void *p, uint64_t at, uint64_t i)
+{
+	int64_t acc = val(c->dtype, c->op, 0, i);
+	double facc;
+	uint32_t r;
+
+	for (r = 1; r < nranks; r++) {
+		int64_t v = val(c->dtype, c->op, r, i);
+
+		switch (c->op) {
+		case FABRIQ_OP_SUM: case FABRIQ_OP_AVG: acc += v; break;
+		case FABRIQ_OP_PROD: acc *= v; break;
+		case FABRIQ_OP_MAX: acc = v > acc ? v : acc; break;
+		case FABRIQ_OP_MIN: acc = v < acc ? v : acc; break;
+		case FABRIQ_OP_BAND: acc &= v; break;
+		case FABRIQ_OP_BOR: acc |= v; break;
+		case FABRIQ_OP_BXOR: acc ^= v; break;
+		}
+	}
+	if (!is_fp(c->dtype)) {
+		store_i(c->dtype, p, at, acc);
+		return;
+	}
+	facc = (double)acc;
+	if (c->op == FABRIQ_OP_AVG) {
+		if (c->dtype == FABRIQ_FLOAT64)
+			facc = facc / nranks;
+		else
+			facc = (double)((float)facc / (float)nranks);
+	}
+	store(c->dtype, p, at, facc);
+}
+
+/* ---- one case on one rank ---- */
+
+static int run_case(struct fabriq_comm *comm, const struct ccase *c, uint32_t rank,
+		    struct fabriq_req *req, void **keep_out, void **keep_ref, size_t *keep_len)
+{
+	size_t es = fabriq_dtype_size(c->dtype), n = nranks;
+	uint64_t cnt = c->count, inlen, outlen, i, j;
+	struct fabriq_coll coll = {
+		.coll = c->coll, .dtype = c->dtype, .redop = c->op, .root = c->root,
+		.count = cnt, .algo = c->algo,
+	};
+	unsigned char *in, *out, *ref;
+	int err, wrong = 0;
+
+	switch (c->coll) {
+	case FABRIQ_COLL_ALLGATHER: inlen = cnt; outlen = n * cnt; break;
+	case FABRIQ_COLL_REDUCESCATTER: inlen = n * cnt; outlen = cnt; break;
+	case FABRIQ_COLL_ALLTOALL: inlen = n * cnt; outlen = n * cnt; break;
+	default: inlen = cnt; outlen = cnt; break;
+	}
+	in = calloc(inlen * es + 1, 1);
+	out = malloc(outlen * es + 1);
+	ref = calloc(outlen * es + 1, 1);
+	memset(out, 0xa5, outlen * es + 1);
+	for (i = 0; i < inlen; i++)
+		store(c->dtype, in, i, (double)val(c->dtype, c->op, rank, i));
+	/* expected output */
+	for (i = 0; i < outlen; i++) {
+		switch (c->coll) {
+		case FABRIQ_COLL_ALLREDUCE: case FABRIQ_COLL_REDUCE:
+			reference(c, ref, i, i);
+			break;
+		case FABRIQ_COLL_REDUCESCATTER:
+			reference(c, ref, i, rank * cnt + i);
+			break;
+		case FABRIQ_COLL_ALLGATHER:
+			store(c->dtype, ref, i, (double)val(c->dtype, 0, i / cnt, i % cnt));
+			break;
+		case FABRIQ_COLL_BROADCAST:
+			store(c->dtype, ref, i, (double)val(c->dtype, 0, c->root, i));
+			break;
+		case FABRIQ_COLL_ALLTOALL:
+			store(c->dtype, ref, i, (double)val(c->dtype, 0, i / cnt, rank * cnt + i % cnt));
+			break;
+		}
+	}
+	coll.sendbuf = (uintptr_t)in;
+	coll.recvbuf = (uintptr_t)out;
+	if (c->inplace) {
+		/* NCCL's in-place layouts: the input sits where the output goes */
+		switch (c->coll) {
+		case FABRIQ_COLL_ALLGATHER:
+			memcpy(out + rank * cnt * es, in, cnt * es);
+			coll.sendbuf = (uintptr_t)(out + rank * cnt * es);
+			break;
+		case FABRIQ_COLL_REDUCESCATTER:
+			free(out);
+			out = malloc(inlen * es + 1);
+			memcpy(out, in, inlen * es);
+			coll.sendbuf = (uintptr_t)out;
+			coll.recvbuf = (uintptr_t)(out + rank * cnt * es);
+			break;
+		default:
+			if (outlen != inlen)
+				break;
+			memcpy(out, in, inlen * es);
+			coll.sendbuf = (uintptr_t)out;
+		}
+	}
+	err = fabriq_coll(comm, &coll, req);
+	if (!err && req) {
+		/* async: the caller waits, then compares */
+		*keep_out = (void *)(uintptr_t)coll.recvbuf;
+		*keep_ref = ref;
+		*keep_len = outlen * es;
+		keep_out[1] = out;
+		keep_out[2] = in;
+		return 0;
+	}
+	if (err) {
+		wrong = err;
+		goto out;
+	}
+	if (c->coll == FABRIQ_COLL_REDUCE && rank != c->root)
+		goto out;
+	for (j = 0; j < outlen; j++)
+		if (memcmp((unsigned char *)(uintptr_t)coll.recvbuf + j * es, ref + j * es, es))
+			wrong++;
+	if (wrong && getenv("FQ_DEBUG"))
+		fprintf(stderr, "# rank %u %s: %d wrong\n", rank, c->desc, wrong);
+out:
+	free(in);
+	free(out);
+	free(ref);
+	return wrong;
+}
+
+static void build_cases(void)
+{
+	static const int colls[] = { FABRIQ_COLL_ALLREDUCE, FABRIQ_COLL_ALLGATHER,
+		FABRIQ_COLL_REDUCESCATTER, FABRIQ_COLL_BROADCAST, FABRIQ_COLL_REDUCE,
+		FABRIQ_COLL_ALLTOALL };
+	static const uint64_t counts[] = { 0, 1, 7, 4096 };
+	static const struct { int coll, algo; } algos[] = {
+		{ FABRIQ_COLL_ALLREDUCE, FABRIQ_ALGO_RING }, { FABRIQ_COLL_ALLREDUCE, FABRIQ_ALGO_RD },
+		{ FABRIQ_COLL_ALLREDUCE, FABRIQ_ALGO_TREE }, { FABRIQ_COLL_BROADCAST, FABRIQ_ALGO_RING },
+		{ FABRIQ_COLL_BROADCAST, FABRIQ_ALGO_TREE }, { FABRIQ_COLL_REDUCE, FABRIQ_ALGO_RING },
+		{ FABRIQ_COLL_REDUCE, FABRIQ_ALGO_TREE },
+	};
+	uint32_t lastroot = nranks - 1;
+	unsigned int ci, d, op, k, a;
+
+	for (ci = 0; ci < sizeof(colls) / sizeof(colls[0]); ci++) {
+		int coll = colls[ci];
+		const char *g = fabriq_coll_name(coll);
+
+		for (d = 0; d < __FABRIQ_DTYPE_MAX; d++)
+			for (op = 0; op < (reduces(coll) ? __FABRIQ_OP_MAX : 1); op++) {
+				if (reduces(coll) && !op_legal(d, op))
+					continue;
+				for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++)
+					add(coll, d, op, counts[k],
+					    (coll == FABRIQ_COLL_BROADCAST || coll == FABRIQ_COLL_REDUCE) ?
+					    (d + k) % nranks : 0, 0, 0, g);
+			}
+		/* the odd size, roots other than 0, in place */
+		add(coll, FABRIQ_FLOAT32, FABRIQ_OP_SUM, 65537,
+		    (coll == FABRIQ_COLL_BROADCAST || coll == FABRIQ_COLL_REDUCE) ? lastroot : 0,
+		    0, 0, g);
+		add(coll, FABRIQ_INT32, FABRIQ_OP_MAX, 4099,
+		    (coll == FABRIQ_COLL_BROADCAST || coll == FABRIQ_COLL_REDUCE) ? lastroot : 0,
+		    1, 0, "in-place");
+	}
+	add(FABRIQ_COLL_BARRIER, FABRIQ_INT8, 0, 0, 0, 0, 0, "barrier");
+	for (a = 0; a < sizeof(algos) / sizeof(algos[0]); a++)
+		for (k = 0; k < 3; k++)
+			add(algos[a].coll, FABRIQ_FLOAT32, FABRIQ_OP_SUM,
+			    k == 0 ? 1 : k == 1 ? 1000 : 70001,
+			    algos[a].coll == FABRIQ_COLL_ALLREDUCE ? 0 : lastroot, k == 2,
+			    algos[a].algo, "forced schedule");
+	if (big) {
+		add(FABRIQ_COLL_ALLREDUCE, FABRIQ_UINT8, FABRIQ_OP_SUM, (1 << 20) + 3, 0, 0, 0, "large");
+		add(FABRIQ_COLL_ALLGATHER, FABRIQ_UINT8, 0, ((1 << 20) + 3) / nranks, 0, 0, 0, "large");
+		add(FABRIQ_COLL_ALLREDUCE, FABRIQ_FLOAT32, FABRIQ_OP_SUM, (16 << 20) / 4, 0, 0, 0,
+		    "large");
+		add(FABRIQ_COLL_REDUCESCATTER, FABRIQ_FLOAT32, FABRIQ_OP_SUM, (16 << 20) / 4 / nranks,
+		    0, 0, 0, "large");
+		add(FABRIQ_COLL_BROADCAST, FABRIQ_FLOAT32, 0, (16 << 20) / 4, lastroot, 0, 0, "large");
+	}
+}
+
+#define ASYNC_DEPTH	16
+
+/* depth 16 in flight, then two communicators at once */
+static void run_extra(struct fabriq_comm *comm, uint32_t rank, int base)
+{
+	struct fabriq_req req[ASYNC_DEPTH];
+	void *keep[ASYNC_DEPTH][3], *ref[ASYNC_DEPTH];
+	size_t len[ASYNC_DEPTH];
+	struct ccase c = { 0 };
+	struct fabriq_comm *comm2 = NULL;
+	struct fabriq_comm_opts o;
+	int i, err, bad = 0, inorder = 1;
+	uint64_t last = 0;
+
+	c.coll = FABRIQ_COLL_ALLREDUCE;
+	c.dtype = FABRIQ_INT32;
+	c.op = FABRIQ_OP_SUM;
+	for (i = 0; i < ASYNC_DEPTH; i++) {
+		c.count = 1000 + 97 * i;
+		err = run_case(comm, &c, rank, &req[i], keep[i], &ref[i], &len[i]);
+		if (err) {
+			bad = err;
+			break;
+		}
+	}
+	for (i = 0; !bad && i < ASYNC_DEPTH; i++) {
+		err = fabriq_wait(comm, &req[i]);
+		if (err) {
+			bad = err;
+			break;
+		}
+		if (req[i].seq <= last)
+			inorder = 0;
+		last = req[i].seq;
+		if (memcmp(keep[i][0], ref[i], len[i]))
+			bad = 1;
+		free(keep[i][1]);
+		free(keep[i][2]);
+		free(ref[i]);
+	}
+	results[base][rank] = bad ? bad : !inorder;
+
+	fabriq_comm_opts_default(&o);
+	o.connect_timeout_ms = 20000;
+	err = fabriq_comm_init(&comm2, 0xc0ffee2, nranks, rank, addrs, port + 100, &o);
+	bad = err;
+	for (i = 0; !bad && i < 8; i++) {
+		c.count = 5000 + i;
+		c.dtype = i & 1 ? FABRIQ_FLOAT32 : FABRIQ_INT64;
+		bad = run_case(i & 1 ? comm2 : comm, &c, rank, NULL, NULL, NULL, NULL);
+	}
+	results[base + 1][rank] = bad;
+	fabriq_comm_destroy(comm2);
+}
+
+static int child(uint32_t rank)
+{
+	struct fabriq_comm_opts o;
+	struct fabriq_comm *comm;
+	int i, err;
+
+	fabriq_comm_opts_default(&o);
+	o.connect_timeout_ms = 20000;
+	err = fabriq_comm_init(&comm, 0xfab1, nranks, rank, addrs, port, &o);
+	if (err) {
+		for (i = 0; i < ncases + 2; i++)
+			results[i][rank] = err;
+		return 1;
+	}
+	for (i = 0; i < ncases; i++)
+		results[i][rank] = run_case(comm, &cases[i], rank, NULL, NULL, NULL, NULL);
+	run_extra(comm, rank, ncases);
+	fabriq_comm_destroy(comm);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int i, g, t = 0, fails = 0;
+	uint32_t r;
+	pid_t pids[MAXR];
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--ranks") && i + 1 < argc)
+			nranks = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--port") && i + 1 < argc)
+			port = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--big"))
+			big = 1;
+		else {
+			fprintf(stderr, "usage: %s [--ranks N] [--port P] [--big]\n", argv[0]);
+			return 2;
+		}
+	}
+	if (nranks < 1 || nranks > MAXR)
+		return 2;
+	for (r = 0; r < nranks; r++) {
+		snprintf(addr_store[r], sizeof(addr_store[r]), "198.19.0.%u", r + 1);
+		addrs[r] = addr_store[r];
+	}
+	build_cases();
+	results = mmap(NULL, sizeof(int[MAXR]) * (MAXCASES + 2), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (results == MAP_FAILED)
+		return 2;
+	fflush(stdout);
+	for (r = 0; r < nranks; r++) {
+		pids[r] = fork();
+		if (pids[r] == 0)
+			_exit(child(r));
+	}
+	for (r = 0; r < nranks; r++)
+		waitpid(pids[r], NULL, 0);
+
+	printf("TAP version 13\n1..%d\n", ngroups + 2);
+	for (g = 0; g < ngroups; g++) {
+		int n = 0, bad = 0, shown = 0;
+
+		for (i = 0; i < ncases; i++) {
+			if (cases[i].group != g)
+				continue;
+			n++;
+			for (r = 0; r < nranks; r++) {
+				if (!results[i][r])
+					continue;
+				bad++;
+				if (shown++ < 5)
+					printf("# %s: rank %u: %s%s\n", cases[i].desc, r,
+					       results[i][r] < 0 ? "error " : "wrong elements: ",
+					       results[i][r] < 0 ? strerror(-results[i][r]) : "");
+				if (results[i][r] > 0 && shown <= 5)
+					printf("#   %d wrong\n", results[i][r]);
+				break;
+			}
+		}
+		printf("%s %d ranks=%u %s: %d cases%s\n", bad ? "not ok" : "ok", ++t, nranks,
+		       groups[g], n, bad ? "" : ", all bit-exact on every rank");
+		fails += !!bad;
+	}
+	for (i = 0; i < 2; i++) {
+		int bad = 0;
+
+		for (r = 0; r < nranks; r++)
+			if (results[ncases + i][r]) {
+				bad = results[ncases + i][r];
+				break;
+			}
+		printf("%s %d ranks=%u %s%s%s\n", bad ? "not ok" : "ok", ++t, nranks,
+		       i ? "two communicators at once" : "async depth 16, completions in order",
+		       bad < 0 ? ": " : "", bad < 0 ? strerror(-bad) : "");
+		fails += !!bad;
+	}
+	printf("# totals: pass:%d fail:%d skip:0\n", t - fails, fails);
+	return fails ? 1 : 0;
+}

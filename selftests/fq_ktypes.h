@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* fq_ktypes.h - the kernel integer types, for building kernel/algo*.c in userspace */
+#ifndef _FQ_KTYPES_H
+#define _FQ_KTYPES_H
+#include <stdbool.h>
+#include <stdint.h>
+typedef uint8_t u8;
+typedef int8_t s8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef int32_t s32;
+typedef uint64_t u64;
+typedef int64_t s64;
+#endif

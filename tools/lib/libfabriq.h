@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * libfabriq - collectives offloaded into the kernel (/dev/fabriq).
+ *
+ * One struct fabriq_comm per communicator.  Every call returns 0 or a
+ * negative errno.  Passing a struct fabriq_req makes a call asynchronous:
+ * it returns once the kernel has queued it, and fabriq_test()/fabriq_wait()
+ * report its completion; a NULL req waits for the result.
+ */
+#ifndef _LIBFABRIQ_H
+#define _LIBFABRIQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/fabriq.h>
+
+struct fabriq_comm;
+
+struct fabriq_comm_opts {
+	uint8_t algo;			/* enum fabriq_algo; 0: by size */
+	int tclass;			/* -1: the port's tc intent */
+	uint32_t chunk_bytes;		/* 0: kernel default */
+	uint32_t channels;		/* 0: 1 */
+	uint32_t connect_timeout_ms;	/* 0: 30 s */
+	uint32_t op_timeout_ms;		/* 0: 30 s */
+	uint32_t small_bytes;		/* 0: kernel default */
+};
+
+struct fabriq_req {
+	uint64_t seq;
+	int done;
+	int status;
+	uint64_t ns;
+};
+
+void fabriq_comm_opts_default(struct fabriq_comm_opts *o);
+int fabriq_comm_init(struct fabriq_comm **comm, uint64_t id, uint32_t nranks, uint32_t rank,
+		     const char *const *addrs, uint16_t base_port,
+		     const struct fabriq_comm_opts *opts);
+int fabriq_comm_init_env(struct fabriq_comm **comm, uint64_t id,
+			 const struct fabriq_comm_opts *opts);
+void fabriq_comm_destroy(struct fabriq_comm *comm);
+int fabriq_comm_fd(const struct fabriq_comm *comm);
+uint32_t fabriq_comm_rank(const struct fabriq_comm *comm);
+uint32_t fabriq_comm_nranks(const struct fabriq_comm *comm);
+
+/* one call per collective; count as NCCL counts it */
+int fabriq_allreduce(struct fabriq_comm *c, const void *sendbuf, void *recvbuf, size_t count,
+		     int dtype, int op, struct fabriq_req *req);
+int fabriq_allgather(struct fabriq_comm *c, const void *sendbuf, void *recvbuf, size_t count,
+		     int dtype, struct fabriq_req *req);
+int fabriq_reducescatter(struct fabriq_comm *c, const void *sendbuf, void *recvbuf,
+			 size_t count, int dtype, int op, struct fabriq_req *req);
+int fabriq_broadcast(struct fabriq_comm *c, const void *sendbuf, void *recvbuf, size_t count,
+		     int dtype, uint32_t root, struct fabriq_req *req);
+int fabriq_reduce(struct fabriq_comm *c, const void *sendbuf, void *recvbuf, size_t count,
+		  int dtype, int op, uint32_t root, struct fabriq_req *req);
+int fabriq_barrier(struct fabriq_comm *c, struct fabriq_req *req);
+int fabriq_alltoall(struct fabriq_comm *c, const void *sendbuf, void *recvbuf, size_t count,
+		    int dtype, struct fabriq_req *req);
+/* the general form: every field of struct fabriq_coll */
+int fabriq_coll(struct fabriq_comm *c, struct fabriq_coll *coll, struct fabriq_req *req);
+
+int fabriq_test(struct fabriq_comm *c, struct fabriq_req *req);	/* 1 done, 0 not yet */
+int fabriq_wait(struct fabriq_comm *c, struct fabriq_req *req);	/* the call's status */
+
+/* names as nccl-tests spells them; -1 / NULL when unknown */
+int fabriq_dtype_parse(const char *name);
+const char *fabriq_dtype_name(int dtype);
+size_t fabriq_dtype_size(int dtype);
+int fabriq_op_parse(const char *name);
+const char *fabriq_op_name(int op);
+int fabriq_coll_parse(const char *name);
+const char *fabriq_coll_name(int coll);
+int fabriq_algo_parse(const char *name);
+const char *fabriq_algo_name(int algo);
+
+#endif /* _LIBFABRIQ_H */
