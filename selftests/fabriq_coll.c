@@ -61,11 +61,6 @@ static int is_fp(int d)
 	       d == FABRIQ_BFLOAT16;
 }
 
-static int is_unsigned(int d)
-{
-	return d == FABRIQ_UINT8 || d == FABRIQ_UINT32 || d == FABRIQ_UINT64;
-}
-
 static int op_legal(int d, int op)
 {
 	if (op == FABRIQ_OP_AVG)
@@ -103,185 +98,69 @@ static void add(int coll, int dtype, int op, uint64_t count, uint32_t root, int 
 		 inplace ? " in-place" : "", fabriq_algo_name(algo));
 }
 
-/* ---- values ---- */
-
-static uint16_t f2bf(float f)
-{
-	uint32_t u;
-
-	memcpy(&u, &f, 4);
-	if ((u & 0x7fffffff) > 0x7f800000)
-		return (u >> 16) | 0x40;
-	return (u + 0x7fff + ((u >> 16) & 1)) >> 16;
-}
-
-/* the input of rank r at index i */
-static int64_t val(int dtype, int op, uint32_t r, uint64_t i)
-{
-	if (op == FABRIQ_OP_PROD)
-		return 1 + (r + i) % 2;
-	if (op >= FABRIQ_OP_BAND)
-		return (r * 37 + i * 11 + 5) & 0x7f;
-	if (is_unsigned(dtype))
-		return (r * 7 + i * 3) % 9;
-	return (int64_t)((r * 7 + i * 3) % 9) - 4;
-}
-
-static void store(int dtype, void *p, uint64_t i, double v)
-{
-	switch (dtype) {
-	case FABRIQ_INT8: ((int8_t *)p)[i] = (int8_t)(int64_t)v; break;
-	case FABRIQ_UINT8: ((uint8_t *)p)[i] = (uint8_t)(int64_t)v; break;
-	case FABRIQ_INT32: ((int32_t *)p)[i] = (int32_t)(int64_t)v; break;
-	case FABRIQ_UINT32: ((uint32_t *)p)[i] = (uint32_t)(int64_t)v; break;
-	case FABRIQ_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
-	case FABRIQ_UINT64: ((uint64_t *)p)[i] = (uint64_t)(int64_t)v; break;
-	case FABRIQ_FLOAT16: ((_Float16 *)p)[i] = (_Float16)v; break;
-	case FABRIQ_FLOAT32: ((float *)p)[i] = (float)v; break;
-	case FABRIQ_FLOAT64: ((double *)p)[i] = v; break;
-	case FABRIQ_BFLOAT16: ((uint16_t *)p)[i] = f2bf((float)v); break;
-	}
-}
-
-/* integer results wrap in the type: keep the low bytes of the int64 result */
-static void store_i(int dtype, void *p, uint64_t i, int64_t v)
-{
-	switch (dtype) {
-	case FABRIQ_INT8: case FABRIQ_UINT8: ((uint8_t *)p)[i] = (uint8_t)v; break;
-	case FABRIQ_INT32: case FABRIQ_UINT32: ((uint32_t *)p)[i] = (uint32_t)v; break;
-	default: ((uint64_t *)p)[i] = (uint64_t)v; break;
-	}
-}
-
-/* the reduction over all ranks of the inputs at index i */
-static void reference(const struct ccase *c, void *p, uint64_t at, uint64_t i)
-{
-	int64_t acc = val(c->dtype, c->op, 0, i);
-	double facc;
-	uint32_t r;
-
-	for (r = 1; r < nranks; r++) {
-		int64_t v = val(c->dtype, c->op, r, i);
-
-		switch (c->op) {
-		case FABRIQ_OP_SUM: case FABRIQ_OP_AVG: acc += v; break;
-		case FABRIQ_OP_PROD: acc *= v; break;
-		case FABRIQ_OP_MAX: acc = v > acc ? v : acc; break;
-		case FABRIQ_OP_MIN: acc = v < acc ? v : acc; break;
-		case FABRIQ_OP_BAND: acc &= v; break;
-		case FABRIQ_OP_BOR: acc |= v; break;
-		case FABRIQ_OP_BXOR: acc ^= v; break;
-		}
-	}
-	if (!is_fp(c->dtype)) {
-		store_i(c->dtype, p, at, acc);
-		return;
-	}
-	facc = (double)acc;
-	if (c->op == FABRIQ_OP_AVG) {
-		if (c->dtype == FABRIQ_FLOAT64)
-			facc = facc / nranks;
-		else
-			facc = (double)((float)facc / (float)nranks);
-	}
-	store(c->dtype, p, at, facc);
-}
-
 /* ---- one case on one rank ---- */
 
-static int run_case(struct fabriq_comm *comm, const struct ccase *c, uint32_t rank,
-		    struct fabriq_req *req, void **keep_out, void **keep_ref, size_t *keep_len)
+/* buffers of one call, kept until an async call completes */
+struct bufs {
+	unsigned char *in, *out, *result;
+};
+
+static void bufs_free(struct bufs *b)
 {
-	size_t es = fabriq_dtype_size(c->dtype), n = nranks;
-	uint64_t cnt = c->count, inlen, outlen, i, j;
+	free(b->in);
+	free(b->out);
+}
+
+/*
+ * Start case @c (wait for it when @req is NULL).  Return: wrong elements,
+ * or -errno.  An async start returns 0 and leaves @b for check_case().
+ */
+static int run_case(struct fabriq_comm *comm, const struct ccase *c, uint32_t rank,
+		    struct fabriq_req *req, struct bufs *b)
+{
+	size_t es = fabriq_dtype_size(c->dtype), inlen, outlen;
+	uint64_t cnt = c->count;
 	struct fabriq_coll coll = {
 		.coll = c->coll, .dtype = c->dtype, .redop = c->op, .root = c->root,
 		.count = cnt, .algo = c->algo,
 	};
-	unsigned char *in, *out, *ref;
-	int err, wrong = 0;
+	struct bufs local;
+	int err;
 
-	switch (c->coll) {
-	case FABRIQ_COLL_ALLGATHER: inlen = cnt; outlen = n * cnt; break;
-	case FABRIQ_COLL_REDUCESCATTER: inlen = n * cnt; outlen = cnt; break;
-	case FABRIQ_COLL_ALLTOALL: inlen = n * cnt; outlen = n * cnt; break;
-	default: inlen = cnt; outlen = cnt; break;
-	}
-	in = calloc(inlen * es + 1, 1);
-	out = malloc(outlen * es + 1);
-	ref = calloc(outlen * es + 1, 1);
-	memset(out, 0xa5, outlen * es + 1);
-	for (i = 0; i < inlen; i++)
-		store(c->dtype, in, i, (double)val(c->dtype, c->op, rank, i));
-	/* expected output */
-	for (i = 0; i < outlen; i++) {
-		switch (c->coll) {
-		case FABRIQ_COLL_ALLREDUCE: case FABRIQ_COLL_REDUCE:
-			reference(c, ref, i, i);
-			break;
-		case FABRIQ_COLL_REDUCESCATTER:
-			reference(c, ref, i, rank * cnt + i);
-			break;
-		case FABRIQ_COLL_ALLGATHER:
-			store(c->dtype, ref, i, (double)val(c->dtype, 0, i / cnt, i % cnt));
-			break;
-		case FABRIQ_COLL_BROADCAST:
-			store(c->dtype, ref, i, (double)val(c->dtype, 0, c->root, i));
-			break;
-		case FABRIQ_COLL_ALLTOALL:
-			store(c->dtype, ref, i, (double)val(c->dtype, 0, i / cnt, rank * cnt + i % cnt));
-			break;
-		}
-	}
-	coll.sendbuf = (uintptr_t)in;
-	coll.recvbuf = (uintptr_t)out;
+	if (!b)
+		b = &local;
+	fabriq_verify_lens(c->coll, cnt, nranks, &inlen, &outlen);
+	b->in = calloc(inlen * es + 1, 1);
+	b->out = malloc((inlen > outlen ? inlen : outlen) * es + 1);
+	memset(b->out, 0xa5, (inlen > outlen ? inlen : outlen) * es + 1);
+	fabriq_verify_input(c->dtype, c->op, rank, inlen, b->in);
+	coll.sendbuf = (uintptr_t)b->in;
+	coll.recvbuf = (uintptr_t)b->out;
 	if (c->inplace) {
 		/* NCCL's in-place layouts: the input sits where the output goes */
-		switch (c->coll) {
-		case FABRIQ_COLL_ALLGATHER:
-			memcpy(out + rank * cnt * es, in, cnt * es);
-			coll.sendbuf = (uintptr_t)(out + rank * cnt * es);
-			break;
-		case FABRIQ_COLL_REDUCESCATTER:
-			free(out);
-			out = malloc(inlen * es + 1);
-			memcpy(out, in, inlen * es);
-			coll.sendbuf = (uintptr_t)out;
-			coll.recvbuf = (uintptr_t)(out + rank * cnt * es);
-			break;
-		default:
-			if (outlen != inlen)
-				break;
-			memcpy(out, in, inlen * es);
-			coll.sendbuf = (uintptr_t)out;
+		if (c->coll == FABRIQ_COLL_ALLGATHER) {
+			memcpy(b->out + rank * cnt * es, b->in, cnt * es);
+			coll.sendbuf = (uintptr_t)(b->out + rank * cnt * es);
+		} else if (c->coll == FABRIQ_COLL_REDUCESCATTER) {
+			memcpy(b->out, b->in, inlen * es);
+			coll.sendbuf = (uintptr_t)b->out;
+			coll.recvbuf = (uintptr_t)(b->out + rank * cnt * es);
+		} else {
+			memcpy(b->out, b->in, inlen * es);
+			coll.sendbuf = (uintptr_t)b->out;
 		}
 	}
+	b->result = (unsigned char *)(uintptr_t)coll.recvbuf;
 	err = fabriq_coll(comm, &coll, req);
-	if (!err && req) {
-		/* async: the caller waits, then compares */
-		*keep_out = (void *)(uintptr_t)coll.recvbuf;
-		*keep_ref = ref;
-		*keep_len = outlen * es;
-		keep_out[1] = out;
-		keep_out[2] = in;
+	if (!err && req)
 		return 0;
-	}
-	if (err) {
-		wrong = err;
-		goto out;
-	}
-	if (c->coll == FABRIQ_COLL_REDUCE && rank != c->root)
-		goto out;
-	for (j = 0; j < outlen; j++)
-		if (memcmp((unsigned char *)(uintptr_t)coll.recvbuf + j * es, ref + j * es, es))
-			wrong++;
-	if (wrong && getenv("FQ_DEBUG"))
-		fprintf(stderr, "# rank %u %s: %d wrong\n", rank, c->desc, wrong);
-out:
-	free(in);
-	free(out);
-	free(ref);
-	return wrong;
+	if (!err)
+		err = (int)fabriq_verify_check(c->coll, c->dtype, c->op, rank, nranks, c->root,
+					       cnt, b->result);
+	if (err && getenv("FQ_DEBUG"))
+		fprintf(stderr, "# rank %u %s: %d\n", rank, c->desc, err);
+	bufs_free(b);
+	return err;
 }
 
 static void build_cases(void)
@@ -344,39 +223,31 @@ static void build_cases(void)
 static void run_extra(struct fabriq_comm *comm, uint32_t rank, int base)
 {
 	struct fabriq_req req[ASYNC_DEPTH];
-	void *keep[ASYNC_DEPTH][3], *ref[ASYNC_DEPTH];
-	size_t len[ASYNC_DEPTH];
+	struct bufs b[ASYNC_DEPTH];
 	struct ccase c = { 0 };
 	struct fabriq_comm *comm2 = NULL;
 	struct fabriq_comm_opts o;
-	int i, err, bad = 0, inorder = 1;
+	int i, started = 0, err, bad = 0, inorder = 1;
 	uint64_t last = 0;
 
 	c.coll = FABRIQ_COLL_ALLREDUCE;
 	c.dtype = FABRIQ_INT32;
 	c.op = FABRIQ_OP_SUM;
-	for (i = 0; i < ASYNC_DEPTH; i++) {
+	for (i = 0; i < ASYNC_DEPTH && !bad; i++, started++) {
 		c.count = 1000 + 97 * i;
-		err = run_case(comm, &c, rank, &req[i], keep[i], &ref[i], &len[i]);
-		if (err) {
-			bad = err;
-			break;
-		}
+		bad = run_case(comm, &c, rank, &req[i], &b[i]);
 	}
-	for (i = 0; !bad && i < ASYNC_DEPTH; i++) {
-		err = fabriq_wait(comm, &req[i]);
-		if (err) {
+	for (i = 0; i < started; i++) {
+		err = bad ? 0 : fabriq_wait(comm, &req[i]);
+		if (!bad && err)
 			bad = err;
-			break;
-		}
-		if (req[i].seq <= last)
+		if (!bad && req[i].seq <= last)
 			inorder = 0;
 		last = req[i].seq;
-		if (memcmp(keep[i][0], ref[i], len[i]))
+		if (!bad && fabriq_verify_check(c.coll, c.dtype, c.op, rank, nranks, 0,
+						1000 + 97 * i, b[i].result))
 			bad = 1;
-		free(keep[i][1]);
-		free(keep[i][2]);
-		free(ref[i]);
+		bufs_free(&b[i]);
 	}
 	results[base][rank] = bad ? bad : !inorder;
 
@@ -387,7 +258,7 @@ static void run_extra(struct fabriq_comm *comm, uint32_t rank, int base)
 	for (i = 0; !bad && i < 8; i++) {
 		c.count = 5000 + i;
 		c.dtype = i & 1 ? FABRIQ_FLOAT32 : FABRIQ_INT64;
-		bad = run_case(i & 1 ? comm2 : comm, &c, rank, NULL, NULL, NULL, NULL);
+		bad = run_case(i & 1 ? comm2 : comm, &c, rank, NULL, NULL);
 	}
 	results[base + 1][rank] = bad;
 	fabriq_comm_destroy(comm2);
@@ -408,7 +279,7 @@ static int child(uint32_t rank)
 		return 1;
 	}
 	for (i = 0; i < ncases; i++)
-		results[i][rank] = run_case(comm, &cases[i], rank, NULL, NULL, NULL, NULL);
+		results[i][rank] = run_case(comm, &cases[i], rank, NULL, NULL);
 	run_extra(comm, rank, ncases);
 	fabriq_comm_destroy(comm);
 	return 0;

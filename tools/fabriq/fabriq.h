@@ -60,6 +60,8 @@ int do_dev(int argc, char **argv);
 int do_monitor(int argc, char **argv);
 int do_qos(int argc, char **argv);
 int do_ping(int argc, char **argv);
+int do_bench(int argc, char **argv);
+void bench_usage(void);
 void ping_usage(void);
 void dev_usage(void);
 void monitor_usage(void);

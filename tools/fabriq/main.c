@@ -39,7 +39,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: fabriq [OPTIONS] OBJECT { COMMAND | help }\n"
 		"       fabriq help\n"
-		"where  OBJECT := { dev | qos | ping | monitor }\n"
+		"where  OBJECT := { dev | qos | ping | monitor | bench }\n"
 		"       OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n"
 		"\n"
 		"  -j, -json     JSON output\n"
@@ -55,6 +55,7 @@ static const struct {
 	{ "qos", do_qos },
 	{ "ping", do_ping },
 	{ "monitor", do_monitor },
+	{ "bench", do_bench },
 };
 
 int main(int argc, char **argv)

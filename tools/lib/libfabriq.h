@@ -75,4 +75,18 @@ const char *fabriq_coll_name(int coll);
 int fabriq_algo_parse(const char *name);
 const char *fabriq_algo_name(int algo);
 
+/*
+ * Verifiable data (verify.c), as nccl-tests has it: inputs every rank can
+ * recompute for every other rank, so each rank checks its own output bit
+ * for bit without exchanging anything.  Values are small integers, so
+ * every type and op has one exact answer (avg: the exact sum divided in
+ * the type's precision, as the kernel does).  Counts as fabriq_coll has them.
+ */
+void fabriq_verify_lens(int coll, size_t count, uint32_t nranks, size_t *inlen, size_t *outlen);
+void fabriq_verify_input(int dtype, int op, uint32_t rank, size_t nelems, void *buf);
+void fabriq_verify_expected(int coll, int dtype, int op, uint32_t rank, uint32_t nranks,
+			    uint32_t root, size_t count, void *buf);
+size_t fabriq_verify_check(int coll, int dtype, int op, uint32_t rank, uint32_t nranks,
+			   uint32_t root, size_t count, const void *out);
+
 #endif /* _LIBFABRIQ_H */

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fabriq_coll_bad.c - /dev/fabriq refuses bad input with the right errno
+ * and loses nothing: bad communicator parameters, bad collectives, bad
+ * and unmapped buffers, count overflow, a duplicate id, a peer that never
+ * comes (-ETIMEDOUT in time), a signal during a wait (-EINTR at once),
+ * and a rank killed mid-operation (the others fail within the timeout).
+ *
+ * Ranks use 198.19.0.1-3 (lib.sh fq_ranks_up 3).  The leak checks (no
+ * fabriq PD/CQ/QP left, module counters at zero) are in fabriq_coll.sh.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../tools/lib/libfabriq.h"
+
+static int t, fails;
+
+static void check(const char *desc, int want, int got)
+{
+	t++;
+	if (want == got) {
+		printf("ok %d %s\n", t, desc);
+	} else {
+		printf("not ok %d %s\n# expected %d (%s), got %d (%s)\n", t, desc, want,
+		       strerror(-want), got, strerror(-got));
+		fails++;
+	}
+	fflush(stdout);
+}
+
+static void check_true(const char *desc, int cond, const char *why)
+{
+	t++;
+	printf("%s %d %s\n", cond ? "ok" : "not ok", t, desc);
+	if (!cond) {
+		printf("# %s\n", why);
+		fails++;
+	}
+	fflush(stdout);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static struct fabriq_addr A[4];
+
+static void addr(int i, const char *s)
+{
+	memset(&A[i], 0, sizeof(A[i]));
+	A[i].family = AF_INET;
+	inet_pton(AF_INET, s, A[i].addr);
+}
+
+static int init_raw(int fd, struct fabriq_comm_init *ci)
+{
+	return ioctl(fd, FABRIQ_IOC_COMM_INIT, ci) ? -errno : 0;
+}
+
+static int coll_raw(int fd, struct fabriq_coll *c)
+{
+	return ioctl(fd, FABRIQ_IOC_COLL, c) ? -errno : 0;
+}
+
+static struct fabriq_comm_init good_init(uint32_t nranks, uint32_t rank)
+{
+	struct fabriq_comm_init ci = {
+		.comm_id = 0xbad, .nranks = nranks, .rank = rank, .addrs = (uintptr_t)A,
+		.base_port = 18800,
+	};
+
+	return ci;
+}
+
+static void test_init(void)
+{
+	struct fabriq_comm_init ci;
+	int fd = open("/dev/fabriq", O_RDWR), fd2;
+	struct fabriq_coll c = { .coll = FABRIQ_COLL_ALLREDUCE, .dtype = FABRIQ_FLOAT32 };
+
+	check("COLL before COMM_INIT: ENOTCONN", -ENOTCONN, coll_raw(fd, &c));
+	check("unknown ioctl: ENOTTY", -ENOTTY, ioctl(fd, _IO(0xfb, 99)) ? -errno : 0);
+	ci = good_init(0, 0);
+	check("nranks 0: EINVAL", -EINVAL, init_raw(fd, &ci));
+	ci = good_init(1025, 0);
+	check("nranks 1025: EINVAL", -EINVAL, init_raw(fd, &ci));
+	ci = good_init(2, 2);
+	check("rank >= nranks: EINVAL", -EINVAL, init_raw(fd, &ci));
+	ci = good_init(1, 0);
+	ci.chunk_bytes = 1000;
+	check("chunk 1000: EINVAL", -EINVAL, init_raw(fd, &ci));
+	ci = good_init(1, 0);
+	ci.channels = FABRIQ_MAX_CHANNELS + 1;
+	check("channels 5: EINVAL", -EINVAL, init_raw(fd, &ci));
+	ci = good_init(1, 0);
+	ci.algo = __FABRIQ_ALGO_MAX;
+	check("unknown algo: EINVAL", -EINVAL, init_raw(fd, &ci));
+	ci = good_init(1, 0);
+	ci.reserved[0] = 1;
+	check("reserved field set: EINVAL", -EINVAL, init_raw(fd, &ci));
+	ci = good_init(1, 0);
+	ci.base_port = 0;
+	check("base port 0: EINVAL", -EINVAL, init_raw(fd, &ci));
+	ci = good_init(1, 0);
+	ci.addrs = 0;
+	check("NULL address list: EFAULT", -EFAULT, init_raw(fd, &ci));
+	ci = good_init(1, 0);
+	A[3].family = 12345;
+	ci.addrs = (uintptr_t)&A[3];
+	check("bad address family: EAFNOSUPPORT", -EAFNOSUPPORT, init_raw(fd, &ci));
+	ci = good_init(1, 0);
+	check("one-rank communicator", 0, init_raw(fd, &ci));
+	check("second COMM_INIT on the fd: EBUSY", -EBUSY, init_raw(fd, &ci));
+	fd2 = open("/dev/fabriq", O_RDWR);
+	check("same id on the same port: EEXIST", -EEXIST, init_raw(fd2, &ci));
+	ci.base_port = 18801;
+	check("same id on another port", 0, init_raw(fd2, &ci));
+	close(fd2);
+	close(fd);
+}
+
+static void test_coll(void)
+{
+	struct fabriq_comm_init ci = good_init(1, 0);
+	int fd = open("/dev/fabriq", O_RDWR);
+	float buf[64] = { 1 }, out[64];
+	void *gone;
+	struct fabriq_coll c, good = {
+		.coll = FABRIQ_COLL_ALLREDUCE, .dtype = FABRIQ_FLOAT32, .count = 64,
+		.sendbuf = (uintptr_t)buf, .recvbuf = (uintptr_t)out,
+	};
+
+	/* a good call with the fields under test changed */
+#define C(...) (c = good, (void)0, ##__VA_ARGS__, coll_raw(fd, &c))
+	init_raw(fd, &ci);
+	check("allreduce on one rank", 0, C());
+	check_true("one rank: the output is the input", !memcmp(buf, out, sizeof(buf)),
+		   "output differs");
+	check("unknown collective: EINVAL", -EINVAL, C(c.coll = __FABRIQ_COLL_MAX));
+	check("unknown type: EINVAL", -EINVAL, C(c.dtype = __FABRIQ_DTYPE_MAX));
+	check("unknown op: EINVAL", -EINVAL, C(c.redop = __FABRIQ_OP_MAX));
+	check("avg on int32: EINVAL", -EINVAL, C(c.dtype = FABRIQ_INT32, c.redop = FABRIQ_OP_AVG));
+	check("band on float: EINVAL", -EINVAL, C(c.redop = FABRIQ_OP_BAND));
+	check("root 1 of 1 rank: EINVAL", -EINVAL, C(c.coll = FABRIQ_COLL_BROADCAST, c.root = 1));
+	check("ring alltoall (no such schedule): EINVAL", -EINVAL,
+	      C(c.coll = FABRIQ_COLL_ALLTOALL, c.algo = FABRIQ_ALGO_RING));
+	check("unknown flag: EINVAL", -EINVAL, C(c.flags = 1U << 7));
+	check("count overflow: EOVERFLOW", -EOVERFLOW, C(c.count = 1ULL << 62));
+	check("count beyond 1 GiB: EOVERFLOW", -EOVERFLOW, C(c.count = 1ULL << 29));
+	check("NULL sendbuf: EFAULT", -EFAULT, C(c.sendbuf = 0));
+	check("NULL recvbuf: EFAULT", -EFAULT, C(c.recvbuf = 0));
+	gone = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	munmap(gone, 65536);
+	check("unmapped sendbuf: EFAULT", -EFAULT, C(c.sendbuf = (uintptr_t)gone));
+	check("unmapped recvbuf: EFAULT", -EFAULT, C(c.recvbuf = (uintptr_t)gone));
+	gone = mmap(NULL, 65536, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	check("read-only recvbuf: EFAULT", -EFAULT, C(c.recvbuf = (uintptr_t)gone));
+	munmap(gone, 65536);
+	check("count 0 is valid", 0, C(c.count = 0, c.sendbuf = 0, c.recvbuf = 0));
+	check("barrier on one rank", 0, C(c.coll = FABRIQ_COLL_BARRIER, c.count = 0));
+	check("the communicator still works after all that", 0, C());
+	check("COMM_DESTROY", 0, ioctl(fd, FABRIQ_IOC_COMM_DESTROY) ? -errno : 0);
+	check("COLL after COMM_DESTROY fails", -ECANCELED, C());
+	close(fd);
+#undef C
+}
+
+/* rank 0 of 2; rank 1 (198.19.0.2) never comes */
+static void test_timeout(void)
+{
+	struct fabriq_comm_init ci = good_init(2, 0);
+	int fd = open("/dev/fabriq", O_RDWR), err;
+	double t0;
+
+	ci.connect_timeout_ms = 2000;
+	ci.comm_id = 0x7117;
+	t0 = now();
+	err = init_raw(fd, &ci);
+	check("peer never comes (listening rank): ETIMEDOUT", -ETIMEDOUT, err);
+	check_true("... after the 2 s timeout, not much later", now() - t0 > 1.9 && now() - t0 < 6,
+		   "elapsed out of range");
+	close(fd);
+	fd = open("/dev/fabriq", O_RDWR);
+	ci = good_init(2, 1);
+	ci.connect_timeout_ms = 2000;
+	ci.comm_id = 0x7118;
+	t0 = now();
+	err = init_raw(fd, &ci);
+	check("peer never comes (connecting rank): ETIMEDOUT", -ETIMEDOUT, err);
+	check_true("... after the 2 s timeout, not much later", now() - t0 > 1.9 && now() - t0 < 6,
+		   "elapsed out of range");
+	close(fd);
+}
+
+static void on_alarm(int sig) { (void)sig; }
+
+static const char *addrs3[] = { "198.19.0.1", "198.19.0.2", "198.19.0.3" };
+
+/* a rank that joins and then does nothing until killed */
+static pid_t idle_rank(uint64_t id, uint32_t nranks, uint32_t rank, uint16_t port)
+{
+	pid_t p = fork();
+
+	if (p == 0) {
+		struct fabriq_comm *c;
+
+		if (fabriq_comm_init(&c, id, nranks, rank, addrs3, port, NULL))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	return p;
+}
+
+static void test_signal(void)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
+	struct fabriq_comm *c;
+	pid_t peer = idle_rank(0x516, 2, 1, 18900);
+	float buf[256] = { 0 };
+	double t0;
+	int err;
+
+	sigaction(SIGALRM, &sa, NULL);
+	err = fabriq_comm_init(&c, 0x516, 2, 0, addrs3, 18900, NULL);
+	check("two ranks join", 0, err);
+	if (!err) {
+		alarm(1);
+		t0 = now();
+		err = fabriq_allreduce(c, buf, buf, 256, FABRIQ_FLOAT32, FABRIQ_OP_SUM, NULL);
+		check("signal during a wait: EINTR", -EINTR, err);
+		check_true("... at once (under 3 s)", now() - t0 < 3, "the wait outlived the signal");
+		err = fabriq_allreduce(c, buf, buf, 256, FABRIQ_FLOAT32, FABRIQ_OP_SUM, NULL);
+		check_true("the aborted communicator fails later calls", err < 0, "it did not");
+		fabriq_comm_destroy(c);
+	}
+	kill(peer, SIGKILL);
+	waitpid(peer, NULL, 0);
+}
+
+/* ranks 0 and 1 in a loop of allreduces; rank 2 is killed under them */
+static void test_kill(void)
+{
+	struct fabriq_comm_opts o;
+	int pipefd[2], i, st, results[2] = { 1, 1 };
+	double elapsed[2] = { 0, 0 };
+	pid_t victim, survivors[2];
+
+	if (pipe(pipefd))
+		return;
+	victim = fork();
+	if (victim == 0) {
+		struct fabriq_comm *c;
+		static float b[1 << 18];
+
+		if (fabriq_comm_init(&c, 0x4111, 3, 2, addrs3, 19000, NULL))
+			_exit(1);
+		for (;;)
+			fabriq_allreduce(c, b, b, 1 << 18, FABRIQ_FLOAT32, FABRIQ_OP_SUM, NULL);
+	}
+	for (i = 0; i < 2; i++) {
+		survivors[i] = fork();
+		if (survivors[i] == 0) {
+			struct fabriq_comm *c;
+			static float b[1 << 18];
+			double t0 = 0, r[2];
+			int err;
+
+			fabriq_comm_opts_default(&o);
+			o.op_timeout_ms = 5000;
+			err = fabriq_comm_init(&c, 0x4111, 3, i, addrs3, 19000, &o);
+			while (!err) {
+				t0 = now();
+				err = fabriq_allreduce(c, b, b, 1 << 18, FABRIQ_FLOAT32,
+						       FABRIQ_OP_SUM, NULL);
+			}
+			r[0] = err;
+			r[1] = now() - t0;
+			if (write(pipefd[1], r, sizeof(r)) != sizeof(r))
+				_exit(2);
+			fabriq_comm_destroy(c);
+			_exit(0);
+		}
+	}
+	sleep(3);
+	kill(victim, SIGKILL);
+	waitpid(victim, NULL, 0);
+	for (i = 0; i < 2; i++) {
+		double r[2];
+
+		if (read(pipefd[0], r, sizeof(r)) == sizeof(r)) {
+			results[i] = (int)r[0];
+			elapsed[i] = r[1];
+		}
+		waitpid(survivors[i], &st, 0);
+	}
+	check_true("rank killed mid-operation: the others' calls fail",
+		   results[0] < 0 && results[1] < 0, "a survivor did not see an error");
+	check_true("... within the 5 s operation timeout",
+		   elapsed[0] > 0 && elapsed[0] < 6 && elapsed[1] > 0 && elapsed[1] < 6,
+		   "too slow");
+	printf("# survivors ended with %d and %d after %.2f s and %.2f s\n", results[0], results[1],
+	       elapsed[0], elapsed[1]);
+}
+
+int main(void)
+{
+	printf("TAP version 13\n1..48\n");
+	addr(0, "198.19.0.1");
+	addr(1, "198.19.0.2");
+	addr(2, "198.19.0.3");
+	test_init();
+	test_coll();
+	test_timeout();
+	test_signal();
+	test_kill();
+	printf("# totals: pass:%d fail:%d skip:0\n", t - fails, fails);
+	return fails ? 1 : 0;
+}

@@ -1,0 +1,557 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench.c - `fabriq bench COLL`: nccl-tests for the in-kernel collectives.
+ *
+ * Same flags (-b -e -f -n -w -c -r -d -o), same columns, same bus
+ * bandwidth formulas, same closing "Avg bus bandwidth" line.  --ranks N
+ * forks N local ranks, rank r on the r-th RoCE device that has an IPv4
+ * address (or on the r-th address of --peers); --rank R --peers LIST
+ * joins one rank of a multi-host run.  Rank 0 prints; with local ranks the
+ * time is the average over ranks, as nccl-tests reports it.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fabriq.h"
+#include "../lib/libfabriq.h"
+
+#define BENCH_MAX_LOCAL	16
+
+struct bench {
+	int coll;
+	size_t minbytes, maxbytes;
+	double factor;
+	int iters, warmup, check;
+	uint32_t root;
+	int dtype;		/* -1: all */
+	int op;			/* -1: all */
+	uint32_t nranks, rank;
+	int local;		/* ranks forked here */
+	char *addrs[FABRIQ_MAX_RANKS];
+	uint16_t port;
+	uint64_t id;
+	struct fabriq_comm_opts opts;
+};
+
+/* what the local ranks report to rank 0, per size and placement */
+struct bench_shared {
+	double us[BENCH_MAX_LOCAL][2];
+	long wrong[BENCH_MAX_LOCAL][2];
+	int err[BENCH_MAX_LOCAL];
+};
+
+static struct bench_shared *shared;
+
+void bench_usage(void)
+{
+	fprintf(stdout,
+		"Usage: fabriq bench COLL [--ranks N | --rank R --peers ADDR,ADDR,...] [OPTIONS]\n"
+		"       fabriq bench help\n"
+		"where  COLL := { allreduce | allgather | reducescatter | broadcast | reduce |\n"
+		"                 alltoall | barrier }\n"
+		"OPTIONS (nccl-tests' names):\n"
+		"  -b BYTES   smallest size (default 32M); K, M, G suffixes\n"
+		"  -e BYTES   largest size (default 32M)\n"
+		"  -f N       size multiplication factor (default 2)\n"
+		"  -n N       timed iterations (default 20)\n"
+		"  -w N       warm-up iterations (default 1)\n"
+		"  -c 0|1     check every result, print #wrong (default 1)\n"
+		"  -r ROOT    root of broadcast and reduce (default 0)\n"
+		"  -d TYPE    int8|uint8|int32|uint32|int64|uint64|half|bfloat16|float|double|all\n"
+		"             (default float)\n"
+		"  -o OP      sum|prod|min|max|avg|all (default sum)\n"
+		"  --ranks N  run N local ranks, each on its own RoCE device (1-%d)\n"
+		"  --rank R --peers LIST  be rank R of the ranks at LIST (one address per rank)\n"
+		"  --port P   rank r listens on P + r (default 18600)\n"
+		"  --id ID    communicator id (default: a fresh one; give one for multi-host)\n"
+		"  --algo A   auto|ring|rd|tree|direct (NCCL_ALGO-like; default auto)\n"
+		"  --chunk BYTES  message size (4K-1M; default 64K)\n"
+		"  --channels N   QPs per peer (1-%d; default 1)\n",
+		BENCH_MAX_LOCAL, FABRIQ_MAX_CHANNELS);
+}
+
+static int bench_err(const char *what, const char *val, const char *valid)
+{
+	fprintf(stderr, "%s: bench: %s: '%s' is not valid (valid: %s)\n", prog, what,
+		val ? val : "", valid);
+	return 1;
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -1;
+	switch (*end) {
+	case 'G': case 'g': v *= 1024;	/* fall through */
+	case 'M': case 'm': v *= 1024;	/* fall through */
+	case 'K': case 'k': v *= 1024; end++; break;
+	case '\0': break;
+	default: return -1;
+	}
+	if (*end)
+		return -1;
+	*out = (size_t)v;
+	return 0;
+}
+
+static int parse_uint(const char *s, unsigned long min, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = s ? strtoul(s, &end, 0) : 0;
+	return !s || errno || *end || !*s || *s == '-' || *out < min || *out > max ? -1 : 0;
+}
+
+/* the netdev behind GID 0 of port 1 of an RDMA device */
+static int dev_netdev(const char *dev, char *ifname, size_t len)
+{
+	char path[256];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/gid_attrs/ndevs/0", dev);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	ok = fgets(ifname, len, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	ifname[strcspn(ifname, "\n")] = 0;
+	return 0;
+}
+
+static int dev_cmp(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* --ranks N without --peers: the IPv4 addresses of the first N RoCE devices */
+static int discover(struct bench *b)
+{
+	struct ifaddrs *ifa, *i;
+	char *names[256], ifname[IFNAMSIZ + 1], addr[INET_ADDRSTRLEN];
+	struct dirent *de;
+	uint32_t n = 0, found = 0;
+	DIR *d = opendir("/sys/class/infiniband");
+
+	if (!d) {
+		fprintf(stderr, "%s: bench: no RDMA devices (/sys/class/infiniband)\n", prog);
+		return 1;
+	}
+	while ((de = readdir(d)) && n < 256)
+		if (de->d_name[0] != '.')
+			names[n++] = strdup(de->d_name);
+	closedir(d);
+	qsort(names, n, sizeof(names[0]), dev_cmp);
+	if (getifaddrs(&ifa))
+		return 1;
+	for (uint32_t k = 0; k < n && found < b->nranks; k++) {
+		if (dev_netdev(names[k], ifname, sizeof(ifname)))
+			continue;
+		for (i = ifa; i; i = i->ifa_next) {
+			if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET ||
+			    strcmp(i->ifa_name, ifname))
+				continue;
+			inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, addr,
+				  sizeof(addr));
+			b->addrs[found] = strdup(addr);
+			printf("#  Rank %2u device %-8s netdev %-10s address %s\n", found, names[k],
+			       ifname, addr);
+			found++;
+			break;
+		}
+	}
+	freeifaddrs(ifa);
+	for (uint32_t k = 0; k < n; k++)
+		free(names[k]);
+	if (found < b->nranks) {
+		fprintf(stderr, "%s: bench: --ranks %u needs %u RoCE devices with an IPv4 address; found %u\n",
+			prog, b->nranks, b->nranks, found);
+		return 1;
+	}
+	return 0;
+}
+
+static int parse_peers(struct bench *b, char *list)
+{
+	char *tok, *save = NULL;
+	uint32_t n = 0;
+
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n >= FABRIQ_MAX_RANKS)
+			return bench_err("--peers", list, "at most 1024 addresses");
+		b->addrs[n++] = tok;
+	}
+	if (!n)
+		return bench_err("--peers", "", "ADDR,ADDR,...");
+	if (b->nranks && b->nranks != n)
+		return bench_err("--peers", list, "one address per rank");
+	b->nranks = n;
+	return 0;
+}
+
+static int parse_args(struct bench *b, int argc, char **argv)
+{
+	unsigned long v;
+	char *peers = NULL;
+	int i, rank_set = 0;
+
+	for (i = 0; i < argc; i++) {
+		const char *o = argv[i], *a = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (match(o, "-b") || match(o, "-e")) {
+			if (!a || parse_size(a, match(o, "-b") ? &b->minbytes : &b->maxbytes))
+				return bench_err(o, a, "a size in bytes, with K, M or G");
+		} else if (match(o, "-f")) {
+			b->factor = a ? strtod(a, NULL) : 0;
+			if (b->factor <= 1)
+				return bench_err(o, a, "a factor above 1");
+		} else if (match(o, "-n") || match(o, "-w")) {
+			if (parse_uint(a, match(o, "-n") ? 1 : 0, 1000000, &v))
+				return bench_err(o, a, match(o, "-n") ? "1-1000000" : "0-1000000");
+			*(match(o, "-n") ? &b->iters : &b->warmup) = v;
+		} else if (match(o, "-c")) {
+			if (parse_uint(a, 0, 1, &v))
+				return bench_err(o, a, "0 or 1");
+			b->check = v;
+		} else if (match(o, "-r")) {
+			if (parse_uint(a, 0, FABRIQ_MAX_RANKS - 1, &v))
+				return bench_err(o, a, "0-1023");
+			b->root = v;
+		} else if (match(o, "-d")) {
+			b->dtype = a && match(a, "all") ? -1 : fabriq_dtype_parse(a);
+			if (!a || (b->dtype < 0 && !match(a, "all")))
+				return bench_err(o, a, "int8, uint8, int32, uint32, int64, uint64, half, bfloat16, float, double, all");
+		} else if (match(o, "-o")) {
+			b->op = a && match(a, "all") ? -1 : fabriq_op_parse(a);
+			if (!a || (b->op < 0 && !match(a, "all")) || b->op > FABRIQ_OP_AVG)
+				return bench_err(o, a, "sum, prod, min, max, avg, all");
+		} else if (match(o, "--ranks")) {
+			if (parse_uint(a, 1, BENCH_MAX_LOCAL, &v))
+				return bench_err(o, a, "1-16");
+			b->nranks = v;
+			b->local = 1;
+		} else if (match(o, "--rank")) {
+			if (parse_uint(a, 0, FABRIQ_MAX_RANKS - 1, &v))
+				return bench_err(o, a, "0-1023");
+			b->rank = v;
+			rank_set = 1;
+		} else if (match(o, "--peers")) {
+			if (!a)
+				return bench_err(o, a, "ADDR,ADDR,...");
+			peers = strdup(a);
+		} else if (match(o, "--port")) {
+			if (parse_uint(a, 1, 65535, &v))
+				return bench_err(o, a, "1-65535");
+			b->port = v;
+		} else if (match(o, "--id")) {
+			if (parse_uint(a, 1, ~0UL, &v))
+				return bench_err(o, a, "a non-zero 64-bit number");
+			b->id = v;
+		} else if (match(o, "--algo")) {
+			int al = fabriq_algo_parse(a);
+
+			if (al < 0)
+				return bench_err(o, a, "auto, ring, rd, tree, direct");
+			b->opts.algo = al;
+		} else if (match(o, "--chunk")) {
+			size_t s;
+
+			if (!a || parse_size(a, &s) || s < 4096 || s > (1 << 20) || s % 8)
+				return bench_err(o, a, "4K-1M, a multiple of 8");
+			b->opts.chunk_bytes = s;
+		} else if (match(o, "--channels")) {
+			if (parse_uint(a, 1, FABRIQ_MAX_CHANNELS, &v))
+				return bench_err(o, a, "1-4");
+			b->opts.channels = v;
+		} else {
+			return usage_error("bench", "unknown option '%s'", o);
+		}
+		i++;
+	}
+	if (b->local && rank_set)
+		return usage_error("bench", "--ranks and --rank exclude each other");
+	if (!b->local && !rank_set)
+		return usage_error("bench", "give --ranks N, or --rank R with --peers");
+	if (peers && parse_peers(b, peers))
+		return 1;
+	if (rank_set && !peers)
+		return usage_error("bench", "--rank needs --peers");
+	if (rank_set && b->rank >= b->nranks)
+		return bench_err("--rank", argv[0], "below the number of --peers");
+	if (b->root >= b->nranks)
+		return bench_err("-r", "", "below the number of ranks");
+	if (b->minbytes > b->maxbytes)
+		return bench_err("-b", "", "at most -e");
+	return 0;
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static double bus_factor(int coll, uint32_t n)
+{
+	switch (coll) {
+	case FABRIQ_COLL_ALLREDUCE:
+		return 2.0 * (n - 1) / n;
+	case FABRIQ_COLL_ALLGATHER: case FABRIQ_COLL_REDUCESCATTER: case FABRIQ_COLL_ALLTOALL:
+		return (double)(n - 1) / n;
+	default:
+		return 1;
+	}
+}
+
+/* collectives whose size column counts every rank's block */
+static int blocked(int coll)
+{
+	return coll == FABRIQ_COLL_ALLGATHER || coll == FABRIQ_COLL_REDUCESCATTER ||
+	       coll == FABRIQ_COLL_ALLTOALL;
+}
+
+/* per-rank element count of a size in bytes, as nccl-tests divides it */
+static size_t per_rank_count(int coll, size_t bytes, size_t es, uint32_t n)
+{
+	return bytes / es / (blocked(coll) ? n : 1);
+}
+
+static size_t next_size(const struct bench *b, size_t bytes)
+{
+	size_t next = (size_t)(bytes * b->factor);
+
+	return next > bytes ? next : bytes + 1;
+}
+
+/* one size, one placement: -w untimed, -n timed, then one checked run */
+static int run_size(struct bench *b, struct fabriq_comm *c, int dtype, int op, size_t count,
+		    int inplace, double *us, long *wrong)
+{
+	size_t es = fabriq_dtype_size(dtype), in, out, rk = b->rank;
+	struct fabriq_coll coll = {
+		.coll = b->coll, .dtype = dtype, .root = b->root, .count = count,
+		.redop = (b->coll == FABRIQ_COLL_ALLREDUCE || b->coll == FABRIQ_COLL_REDUCE ||
+			  b->coll == FABRIQ_COLL_REDUCESCATTER) ? op : 0,
+	};
+	unsigned char *sbuf, *rbuf;
+	double t0;
+	int i, err = 0;
+
+	fabriq_verify_lens(b->coll, count, b->nranks, &in, &out);
+	sbuf = calloc(in * es + 8, 1);
+	rbuf = calloc((in > out ? in : out) * es + 8, 1);
+	if (!sbuf || !rbuf) {
+		free(sbuf);
+		free(rbuf);
+		return -ENOMEM;
+	}
+	coll.sendbuf = (uintptr_t)sbuf;
+	coll.recvbuf = (uintptr_t)rbuf;
+	if (inplace) {
+		coll.sendbuf = (uintptr_t)rbuf;
+		if (b->coll == FABRIQ_COLL_ALLGATHER)
+			coll.sendbuf = (uintptr_t)(rbuf + rk * count * es);
+		if (b->coll == FABRIQ_COLL_REDUCESCATTER)
+			coll.recvbuf = (uintptr_t)(rbuf + rk * count * es);
+	}
+	for (i = 0; !err && i < b->warmup; i++)
+		err = fabriq_coll(c, &coll, NULL);
+	if (!err)
+		err = fabriq_barrier(c, NULL);
+	t0 = now_us();
+	for (i = 0; !err && i < b->iters; i++)
+		err = fabriq_coll(c, &coll, NULL);
+	*us = (now_us() - t0) / b->iters;
+	*wrong = -1;
+	if (!err && b->check) {
+		/* fresh inputs where the op reads them */
+		unsigned char *src = inplace ? (unsigned char *)(uintptr_t)coll.sendbuf : sbuf;
+
+		if (inplace && b->coll == FABRIQ_COLL_REDUCESCATTER)
+			src = rbuf;
+		fabriq_verify_input(dtype, coll.redop, b->rank, in, src);
+		err = fabriq_coll(c, &coll, NULL);
+		if (!err)
+			*wrong = fabriq_verify_check(b->coll, dtype, coll.redop, b->rank, b->nranks,
+						     b->root, count,
+						     (void *)(uintptr_t)coll.recvbuf);
+	}
+	free(sbuf);
+	free(rbuf);
+	return err;
+}
+
+static void print_header(void)
+{
+	printf("#\n#%65s%38s\n", "out-of-place", "in-place");
+	printf("#%12s%14s%10s%8s%8s%12s%8s%8s%7s%12s%8s%8s%7s\n", "size", "count", "type", "redop",
+	       "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
+	printf("#%12s%14s%10s%8s%8s%12s%8s%8s%7s%12s%8s%8s%7s\n", "(B)", "(elements)", "", "", "",
+	       "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+}
+
+static void print_half(double us, double bytes, double factor, long wrong)
+{
+	double algbw = bytes / us / 1e3;
+
+	printf(" %11.2f%8.2f%8.2f", us, algbw, algbw * factor);
+	if (wrong < 0)
+		printf("%7s", "N/A");
+	else
+		printf("%7ld", wrong);
+}
+
+/* every (type, op) of one rank; rank 0 prints.  Return: wrong results or -errno. */
+static long bench_rank(struct bench *b)
+{
+	int dt0 = b->dtype < 0 ? 0 : b->dtype, dt1 = b->dtype < 0 ? __FABRIQ_DTYPE_MAX - 1 : b->dtype;
+	int op0 = b->op < 0 ? 0 : b->op, op1 = b->op < 0 ? FABRIQ_OP_AVG : b->op;
+	int reduces = b->coll == FABRIQ_COLL_ALLREDUCE || b->coll == FABRIQ_COLL_REDUCE ||
+		      b->coll == FABRIQ_COLL_REDUCESCATTER;
+	double bw_sum = 0, us[2];
+	long wrong[2], total_wrong = 0;
+	struct fabriq_comm *c;
+	int d, op, p, err, nbw = 0;
+	size_t bytes, es, count;
+	uint32_t r;
+
+	err = fabriq_comm_init(&c, b->id, b->nranks, b->rank, (const char *const *)b->addrs,
+			       b->port, &b->opts);
+	if (err) {
+		fprintf(stderr, "%s: bench: rank %u: cannot join the communicator: %s\n", prog,
+			b->rank, strerror(-err));
+		return err;
+	}
+	if (b->rank == 0)
+		print_header();
+	for (d = dt0; d <= dt1; d++) {
+		for (op = reduces ? op0 : 0; op <= (reduces ? op1 : 0); op++) {
+			/* avg exists for the floating-point types only */
+			if (reduces && op == FABRIQ_OP_AVG && d != FABRIQ_FLOAT16 && d != FABRIQ_FLOAT32 &&
+			    d != FABRIQ_FLOAT64 && d != FABRIQ_BFLOAT16)
+				continue;
+			es = fabriq_dtype_size(d);
+			for (bytes = b->minbytes; bytes <= b->maxbytes; bytes = next_size(b, bytes)) {
+				count = per_rank_count(b->coll, bytes, es, b->nranks);
+				for (p = 0; p < 2; p++) {
+					err = run_size(b, c, d, op, count, p, &us[p], &wrong[p]);
+					if (err)
+						goto out;
+				}
+				if (b->local) {
+					memcpy(shared->us[b->rank], us, sizeof(us));
+					memcpy(shared->wrong[b->rank], wrong, sizeof(wrong));
+				}
+				/* everyone has reported */
+				err = fabriq_barrier(c, NULL);
+				if (err)
+					goto out;
+				if (b->rank == 0) {
+					size_t shown = count * es * (blocked(b->coll) ? b->nranks : 1);
+
+					if (b->local) {
+						for (p = 0; p < 2; p++) {
+							us[p] = 0;
+							wrong[p] = 0;
+							for (r = 0; r < b->nranks; r++) {
+								us[p] += shared->us[r][p] / b->nranks;
+								wrong[p] = shared->wrong[r][p] < 0 ? -1 :
+									   wrong[p] + shared->wrong[r][p];
+							}
+						}
+					}
+					printf("%13zu%14zu%10s%8s%8d", shown, shown / es, fabriq_dtype_name(d),
+					       reduces ? fabriq_op_name(op) : "none",
+					       (b->coll == FABRIQ_COLL_BROADCAST || b->coll == FABRIQ_COLL_REDUCE) ?
+					       (int)b->root : -1);
+					print_half(us[0], shown, bus_factor(b->coll, b->nranks), wrong[0]);
+					print_half(us[1], shown, bus_factor(b->coll, b->nranks), wrong[1]);
+					printf("\n");
+					fflush(stdout);
+					bw_sum += shown / us[1] / 1e3 * bus_factor(b->coll, b->nranks);
+					nbw++;
+					total_wrong += (wrong[0] > 0 ? wrong[0] : 0) + (wrong[1] > 0 ? wrong[1] : 0);
+				}
+			}
+		}
+	}
+out:
+	if (err)
+		fprintf(stderr, "%s: bench: rank %u: %s failed: %s\n", prog, b->rank,
+			fabriq_coll_name(b->coll), strerror(-err));
+	if (!err && b->rank == 0) {
+		printf("# Out of bounds values : %ld %s\n", total_wrong, total_wrong ? "FAILED" : "OK");
+		printf("# Avg bus bandwidth    : %g \n#\n", nbw ? bw_sum / nbw : 0);
+	}
+	fabriq_comm_destroy(c);
+	return err ? err : total_wrong;
+}
+
+int do_bench(int argc, char **argv)
+{
+	struct bench b = {
+		.minbytes = 32 << 20, .maxbytes = 32 << 20, .factor = 2, .iters = 20, .warmup = 1,
+		.check = 1, .dtype = FABRIQ_FLOAT32, .op = FABRIQ_OP_SUM, .port = 18600,
+	};
+	pid_t pids[BENCH_MAX_LOCAL];
+	int status, bad = 0;
+	uint32_t r;
+
+	if (argc < 1 || match(argv[0], "help")) {
+		bench_usage();
+		return argc < 1;
+	}
+	fabriq_comm_opts_default(&b.opts);
+	b.coll = fabriq_coll_parse(argv[0]);
+	if (b.coll < 0)
+		return bench_err("COLL", argv[0],
+				 "allreduce, allgather, reducescatter, broadcast, reduce, alltoall, barrier");
+	if (parse_args(&b, argc - 1, argv + 1))
+		return 1;
+	if (!b.id)
+		b.id = ((uint64_t)getpid() << 16) ^ (uint64_t)time(NULL);
+	printf("# fabriq bench %s: %u rank%s, %s\n", fabriq_coll_name(b.coll), b.nranks,
+	       b.nranks > 1 ? "s" : "", b.local ? "local" : "multi-host");
+	if (!b.local)
+		return bench_rank(&b) ? 1 : 0;
+	if (!b.addrs[0] && discover(&b))
+		return 1;
+	fflush(stdout);
+	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		      -1, 0);
+	if (shared == MAP_FAILED)
+		return 1;
+	for (r = 0; r < b.nranks; r++) {
+		pids[r] = fork();
+		if (pids[r] == 0) {
+			b.rank = r;
+			_exit(bench_rank(&b) ? 1 : 0);
+		}
+	}
+	for (r = 0; r < b.nranks; r++) {
+		if (waitpid(pids[r], &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+			bad = 1;
+	}
+	return bad;
+}
