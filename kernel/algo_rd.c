@@ -70,7 +70,8 @@ static int fq_fold_step(const struct fq_sched *s, const struct fq_core *c, u32 k
 	}
 	if (k == core_steps + 1) {
 		if (paired)
-			fq_step_add(st, (r & 1) ? FQ_X_SEND : FQ_X_RECV, FQ_BUF_WORK, r ^ 1, 0, len);
+			fq_step_add(st, (r & 1) ? FQ_X_SEND : FQ_X_RECV, FQ_BUF_WORK, r ^ 1, 0,
+				    len);
 		return 1;
 	}
 	*core_k = k - 1;

@@ -21,6 +21,7 @@
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/sched/signal.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -28,7 +29,7 @@
 #include "comm.h"
 #include "reduce.h"
 
-#define FQ_MAX_OP_BYTES		(1ULL << 30)
+#define FQ_MAX_OP_BYTES		SZ_1G
 
 /* ---- user memory ---- */
 
@@ -164,7 +165,8 @@ static int fq_op_buffers(struct fq_comm *comm, struct fq_op *op, u64 blk)
 		err = fq_pin(&op->in, req->sendbuf, all, false) ?:
 		      fq_pin(&op->out, req->recvbuf, all, true);
 		/* in place (or overlapping): send from a copy of the input */
-		if (!err && all && req->sendbuf < req->recvbuf + all && req->recvbuf < req->sendbuf + all) {
+		if (!err && all && req->sendbuf < req->recvbuf + all &&
+		    req->recvbuf < req->sendbuf + all) {
 			op->scratch = kvmalloc(all, GFP_KERNEL);
 			err = op->scratch ? 0 : -ENOMEM;
 		}

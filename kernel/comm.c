@@ -214,6 +214,8 @@ static int fq_comm_register(struct fq_comm *comm)
 {
 	struct fq_comm *other;
 
+	static u64 serial;
+
 	mutex_lock(&fq_comms_lock);
 	list_for_each_entry(other, &fq_comms, list) {
 		if (other->id == comm->id &&
@@ -222,6 +224,7 @@ static int fq_comm_register(struct fq_comm *comm)
 			return -EEXIST;
 		}
 	}
+	comm->serial = ++serial;
 	list_add_tail(&comm->list, &fq_comms);
 	mutex_unlock(&fq_comms_lock);
 	return 0;
@@ -355,6 +358,12 @@ static long fq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	}
 }
 
+/* failed, and every operation it had has been reported */
+static bool fq_comm_drained(struct fq_comm *comm)
+{
+	return READ_ONCE(comm->err) && !READ_ONCE(comm->nops);
+}
+
 static ssize_t fq_read(struct file *file, char __user *buf, size_t len, loff_t *ppos)
 {
 	struct fq_file *f = file->private_data;
@@ -377,10 +386,10 @@ static ssize_t fq_read(struct file *file, char __user *buf, size_t len, loff_t *
 			if (file->f_flags & O_NONBLOCK)
 				return -EAGAIN;
 			/* a failed communicator with nothing left to report: EOF */
-			if (READ_ONCE(comm->err) && !READ_ONCE(comm->nops))
+			if (fq_comm_drained(comm))
 				return 0;
 			if (wait_event_interruptible(comm->done_wq, !kfifo_is_empty(&comm->done) ||
-						     (READ_ONCE(comm->err) && !READ_ONCE(comm->nops))))
+						     fq_comm_drained(comm)))
 				return -ERESTARTSYS;
 			continue;
 		}
@@ -401,7 +410,7 @@ static __poll_t fq_poll(struct file *file, poll_table *wait)
 	poll_wait(file, &comm->done_wq, wait);
 	if (!kfifo_is_empty(&comm->done))
 		return EPOLLIN | EPOLLRDNORM;
-	return READ_ONCE(comm->err) && !READ_ONCE(comm->nops) ? EPOLLHUP : 0;
+	return fq_comm_drained(comm) ? EPOLLHUP : 0;
 }
 
 static int fq_open(struct inode *inode, struct file *file)

@@ -12,6 +12,7 @@
 #ifndef _FABRIQ_COMM_H
 #define _FABRIQ_COMM_H
 
+#include <linux/bits.h>
 #include <linux/kfifo.h>
 #include <linux/rwsem.h>
 #include <linux/socket.h>
@@ -28,8 +29,8 @@
 
 /* immediate data: credits returned in the low 16 bits, the kind above */
 #define FQ_IMM_CREDITS		0xffffU
-#define FQ_IMM_DATA		(1U << 16)
-#define FQ_IMM_CREDIT_ONLY	(2U << 16)
+#define FQ_IMM_DATA		BIT(16)
+#define FQ_IMM_CREDIT_ONLY	BIT(17)
 
 struct fq_comm;
 struct fq_peer;
@@ -180,6 +181,7 @@ struct fq_op {
  * struct fq_comm - a communicator; one per open /dev/fabriq file
  * @cm_kind: FQ_CM_COMM
  * @list: entry on fq_comms
+ * @serial: order of registration (the netlink dump's cursor)
  * @id: the communicator id
  * @nranks: ranks; @rank: this one
  * @base_port: rank r listens on base_port + r
@@ -220,6 +222,7 @@ struct fq_op {
 struct fq_comm {
 	u8 cm_kind;
 	struct list_head list;
+	u64 serial;
 	u64 id;
 	u32 nranks;
 	u32 rank;
@@ -290,6 +293,10 @@ void fq_objects_show(struct seq_file *s);
 
 int fq_comm_for_each(int (*fn)(struct fq_comm *comm, void *arg), void *arg);
 const char *fq_comm_state_name(const struct fq_comm *comm);
+
+/* comm_netlink.c */
+int fq_nl_comm_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+extern const struct nla_policy fq_nl_comm_policy[FABRIQ_A_COMM_MAX + 1];
 
 /* comm_debugfs.c */
 void fq_debugfs_comm_init(void);

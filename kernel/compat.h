@@ -92,4 +92,11 @@ static inline void fabriq_extack_msg(struct netlink_ext_ack *extack, const char 
 } while (0)
 #endif
 
+/* The attributes a dump request carried: struct genl_info in the dump since 6.6. */
+#ifdef FABRIQ_HAVE_GENL_INFO_DUMP
+#define fabriq_dump_attrs(cb) (genl_info_dump(cb)->attrs)
+#else
+#define fabriq_dump_attrs(cb) (genl_dumpit_info(cb)->attrs)
+#endif
+
 #endif /* _FABRIQ_COMPAT_H */

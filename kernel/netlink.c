@@ -18,6 +18,7 @@
 
 #include "fabriq.h"
 #include "qos.h"
+#include "comm.h"
 
 enum fabriq_nl_mcgrp {
 	FABRIQ_NLGRP_EVENTS,
@@ -325,6 +326,12 @@ static const struct genl_ops fabriq_nl_ops[] = {
 		.policy = fabriq_nl_ping_policy,
 		.maxattr = FABRIQ_A_PING_MAX,
 		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = FABRIQ_CMD_COMM_GET,
+		.dumpit = fq_nl_comm_get_dumpit,
+		.policy = fq_nl_comm_policy,
+		.maxattr = FABRIQ_A_COMM_MAX,
 	},
 };
 

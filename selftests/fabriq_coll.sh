@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 13
+ktap_plan 17
 fq_load_fabriq || { ktap_diag "cannot load fabriq"; exit 1; }
 fq_ranks_up 8 || { ktap_diag "cannot set up 8 local ranks"; exit 1; }
 
@@ -31,6 +31,20 @@ for n in 1 2 3 4 5 8; do
 done
 run_sub "4 ranks, 1 MiB+3 and 16 MiB" "$here/fabriq_coll" --ranks 4 --big
 run_sub "bad input, timeouts, signal, killed rank" "$here/fabriq_coll_bad"
+
+# visibility: a running bench's communicators in netlink and debugfs
+fq bench allreduce --ranks 2 --peers 198.19.0.1,198.19.0.2 -b 1M -e 1M -n 100000 -c 0 \
+	--port 19300 --id 0xc0de >/dev/null 2>&1 &
+wait_for 30 sh -c "$FQ_CLI comm show id 0xc0de | grep -c 'state ready' | grep -qx 2"
+j=$(fq -j comm show id 0xc0de)
+check_eq "COMM_GET lists both ranks of a running bench" 2 "$(echo "$j" | jq length)"
+check_eq "... ready, 2 ranks, peer up, 1 QP each" "ready 2 up 1 ready 2 up 1" \
+	"$(echo "$j" | jq -r '.[] | "\(.state) \(.nranks) \(.peers[0].state) \(.qps)"' | xargs)"
+check_match "debugfs comms/c0de-r0/summary" "state ready" "$(cat "$FQ_DBG/comms/c0de-r0/summary")"
+check_match "debugfs comms/c0de-r1/peers: peer 0 up" "^0 +0 +198.19.0.1:19300 +[0-9]+ +up" \
+	"$(cat "$FQ_DBG/comms/c0de-r1/peers")"
+pkill -f -- '--port 19300'
+wait
 
 objs() { cat "$FQ_DBG/objects"; }
 wait_for 10 sh -c "! grep -qv ' 0$' $FQ_DBG/objects"

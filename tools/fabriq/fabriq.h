@@ -61,6 +61,8 @@ int do_monitor(int argc, char **argv);
 int do_qos(int argc, char **argv);
 int do_ping(int argc, char **argv);
 int do_bench(int argc, char **argv);
+int do_comm(int argc, char **argv);
+void comm_usage(void);
 void bench_usage(void);
 void ping_usage(void);
 void dev_usage(void);

@@ -39,7 +39,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: fabriq [OPTIONS] OBJECT { COMMAND | help }\n"
 		"       fabriq help\n"
-		"where  OBJECT := { dev | qos | ping | monitor | bench }\n"
+		"where  OBJECT := { dev | qos | ping | monitor | bench | comm }\n"
 		"       OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n"
 		"\n"
 		"  -j, -json     JSON output\n"
@@ -56,6 +56,7 @@ static const struct {
 	{ "ping", do_ping },
 	{ "monitor", do_monitor },
 	{ "bench", do_bench },
+	{ "comm", do_comm },
 };
 
 int main(int argc, char **argv)

@@ -9,6 +9,7 @@
 #ifndef _UAPI_LINUX_FABRIQ_H
 #define _UAPI_LINUX_FABRIQ_H
 
+#include <linux/const.h>
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
@@ -31,6 +32,7 @@ enum fabriq_cmd {
 	FABRIQ_CMD_QOS_DRIFT_NTF,	/* events: hardware differs from the intent */
 	FABRIQ_CMD_QOS_WARN_NTF,	/* events: settings that disagree (QOS_MESSAGE) */
 	FABRIQ_CMD_PING,		/* do, CAP_NET_ADMIN: RC round trips to a peer fabriq */
+	FABRIQ_CMD_COMM_GET,		/* dump: communicators (set "comm"), filter by COMM_ID */
 
 	__FABRIQ_CMD_MAX,
 	FABRIQ_CMD_MAX = __FABRIQ_CMD_MAX - 1
@@ -221,6 +223,47 @@ enum fabriq_ping_attr {
 	FABRIQ_A_PING_MAX = __FABRIQ_A_PING_MAX - 1
 };
 
+/* attribute set "comm": FABRIQ_CMD_COMM_GET, one message per communicator */
+enum fabriq_comm_attr {
+	FABRIQ_A_COMM_UNSPEC,
+	FABRIQ_A_COMM_PAD,
+	FABRIQ_A_COMM_ID,		/* u64; in a request: only this id */
+	FABRIQ_A_COMM_RANK,		/* u32 */
+	FABRIQ_A_COMM_NRANKS,		/* u32 */
+	FABRIQ_A_COMM_STATE,		/* string: connecting, ready, failed, dead */
+	FABRIQ_A_COMM_ERROR,		/* s32: the error that failed it (0: none) */
+	FABRIQ_A_COMM_DEV_NAME,		/* string: the RDMA device (absent once released) */
+	FABRIQ_A_COMM_ADDR,		/* binary[4|16]: this rank's address */
+	FABRIQ_A_COMM_PORT,		/* u32: the port this rank listens on */
+	FABRIQ_A_COMM_ALGO,		/* u8: enum fabriq_algo preferred */
+	FABRIQ_A_COMM_CHUNK,		/* u32: bytes per message */
+	FABRIQ_A_COMM_CHANNELS,		/* u32: QPs per peer */
+	FABRIQ_A_COMM_QPS,		/* u32: QPs held now */
+	FABRIQ_A_COMM_OPS_DONE,		/* u64 */
+	FABRIQ_A_COMM_OPS_FAILED,	/* u64 */
+	FABRIQ_A_COMM_OPS_QUEUED,	/* u32 */
+	FABRIQ_A_COMM_BYTES,		/* u64: payload sent */
+	FABRIQ_A_COMM_PEER,		/* nest, multi: set "comm-peer" */
+
+	__FABRIQ_A_COMM_MAX,
+	FABRIQ_A_COMM_MAX = __FABRIQ_A_COMM_MAX - 1
+};
+
+enum fabriq_comm_peer_attr {
+	FABRIQ_A_COMM_PEER_UNSPEC,
+	FABRIQ_A_COMM_PEER_PAD,
+	FABRIQ_A_COMM_PEER_RANK,	/* u32 */
+	FABRIQ_A_COMM_PEER_ADDR,	/* binary[4|16] */
+	FABRIQ_A_COMM_PEER_UP,		/* u8: every channel connected */
+	FABRIQ_A_COMM_PEER_MSGS_TX,	/* u64 */
+	FABRIQ_A_COMM_PEER_MSGS_RX,	/* u64 */
+	FABRIQ_A_COMM_PEER_BYTES_TX,	/* u64 */
+	FABRIQ_A_COMM_PEER_BYTES_RX,	/* u64 */
+
+	__FABRIQ_A_COMM_PEER_MAX,
+	FABRIQ_A_COMM_PEER_MAX = __FABRIQ_A_COMM_PEER_MAX - 1
+};
+
 /* Values are NodeInfo:NodeType and the kernel's rdma_node_type. */
 enum fabriq_node_type {
 	FABRIQ_NODE_UNKNOWN,
@@ -380,7 +423,7 @@ struct fabriq_addr {
 	__u8 addr[16];
 };
 
-#define FABRIQ_COMM_F_TCLASS	(1U << 0)	/* use @tclass, not the port's tc intent */
+#define FABRIQ_COMM_F_TCLASS	_BITUL(0)	/* use @tclass, not the port's tc intent */
 
 /**
  * struct fabriq_comm_init - FABRIQ_IOC_COMM_INIT
@@ -415,7 +458,7 @@ struct fabriq_comm_init {
 	__u32 reserved[5];
 };
 
-#define FABRIQ_COLL_F_ASYNC	(1U << 0)	/* queue it; the completion is read() from the fd */
+#define FABRIQ_COLL_F_ASYNC	_BITUL(0)	/* queue it; the completion is read() from the fd */
 
 /**
  * struct fabriq_coll - FABRIQ_IOC_COLL

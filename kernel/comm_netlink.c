@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * comm_netlink.c - FABRIQ_CMD_COMM_GET: a dump of the communicators on
+ * this host, each with its peers (attribute sets "comm", "comm-peer").
+ *
+ * Unprivileged, like "rdma resource show": it reveals ids, ranks and
+ * addresses, not data.  The cursor is the registration serial, so a
+ * communicator created or destroyed between two parts of a dump neither
+ * repeats nor hides the others.
+ */
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+
+#include "compat.h"
+#include "fabriq.h"
+#include "comm.h"
+
+const struct nla_policy fq_nl_comm_policy[FABRIQ_A_COMM_MAX + 1] = {
+	[FABRIQ_A_COMM_ID] = { .type = NLA_U64 },
+};
+
+static int fq_nl_put_addr(struct sk_buff *skb, int type, const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return nla_put(skb, type, 4, &((const struct sockaddr_in *)ss)->sin_addr);
+	return nla_put(skb, type, 16, &((const struct sockaddr_in6 *)ss)->sin6_addr);
+}
+
+/* Context: comm->setup_lock held. */
+static int fq_nl_put_peers(struct sk_buff *skb, struct fq_comm *comm)
+{
+	struct nlattr *nest;
+	struct fq_peer *p;
+	bool up;
+	u32 r, c;
+
+	for (r = 0; r < comm->nranks; r++) {
+		if (r == comm->rank)
+			continue;
+		p = &comm->peers[r];
+		up = true;
+		for (c = 0; c < comm->nch; c++)
+			up &= READ_ONCE(p->ch[c]->established) && !READ_ONCE(p->ch[c]->peer_closed);
+		nest = nla_nest_start(skb, FABRIQ_A_COMM_PEER);
+		if (!nest ||
+		    nla_put_u32(skb, FABRIQ_A_COMM_PEER_RANK, r) ||
+		    fq_nl_put_addr(skb, FABRIQ_A_COMM_PEER_ADDR, &comm->addrs[r]) ||
+		    nla_put_u8(skb, FABRIQ_A_COMM_PEER_UP, up && !comm->hw_gone) ||
+		    nla_put_u64_64bit(skb, FABRIQ_A_COMM_PEER_MSGS_TX, p->send_seq,
+				      FABRIQ_A_COMM_PEER_PAD) ||
+		    nla_put_u64_64bit(skb, FABRIQ_A_COMM_PEER_MSGS_RX, p->recv_seq,
+				      FABRIQ_A_COMM_PEER_PAD) ||
+		    nla_put_u64_64bit(skb, FABRIQ_A_COMM_PEER_BYTES_TX, p->tx_bytes,
+				      FABRIQ_A_COMM_PEER_PAD) ||
+		    nla_put_u64_64bit(skb, FABRIQ_A_COMM_PEER_BYTES_RX, p->rx_bytes,
+				      FABRIQ_A_COMM_PEER_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(skb, nest);
+	}
+	return 0;
+}
+
+static int fq_nl_fill_comm(struct sk_buff *skb, struct fq_comm *comm, struct netlink_callback *cb)
+{
+	void *hdr;
+	int err;
+
+	hdr = fabriq_nl_put_hdr(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq, NLM_F_MULTI,
+				FABRIQ_CMD_COMM_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	mutex_lock(&comm->setup_lock);
+	err = nla_put_u64_64bit(skb, FABRIQ_A_COMM_ID, comm->id, FABRIQ_A_COMM_PAD) ||
+	      nla_put_u32(skb, FABRIQ_A_COMM_RANK, comm->rank) ||
+	      nla_put_u32(skb, FABRIQ_A_COMM_NRANKS, comm->nranks) ||
+	      nla_put_string(skb, FABRIQ_A_COMM_STATE, fq_comm_state_name(comm)) ||
+	      nla_put_s32(skb, FABRIQ_A_COMM_ERROR, READ_ONCE(comm->err)) ||
+	      (comm->ibdev && !comm->hw_gone &&
+	       nla_put_string(skb, FABRIQ_A_COMM_DEV_NAME, dev_name(&comm->ibdev->dev))) ||
+	      fq_nl_put_addr(skb, FABRIQ_A_COMM_ADDR, &comm->addrs[comm->rank]) ||
+	      nla_put_u32(skb, FABRIQ_A_COMM_PORT, comm->base_port + comm->rank) ||
+	      nla_put_u8(skb, FABRIQ_A_COMM_ALGO, comm->algo) ||
+	      nla_put_u32(skb, FABRIQ_A_COMM_CHUNK, comm->chunk) ||
+	      nla_put_u32(skb, FABRIQ_A_COMM_CHANNELS, comm->nch) ||
+	      nla_put_u32(skb, FABRIQ_A_COMM_QPS,
+			  comm->hw_gone ? 0 : (comm->nranks - 1) * comm->nch) ||
+	      nla_put_u64_64bit(skb, FABRIQ_A_COMM_OPS_DONE, atomic64_read(&comm->ops_done),
+				FABRIQ_A_COMM_PAD) ||
+	      nla_put_u64_64bit(skb, FABRIQ_A_COMM_OPS_FAILED, atomic64_read(&comm->ops_failed),
+				FABRIQ_A_COMM_PAD) ||
+	      nla_put_u32(skb, FABRIQ_A_COMM_OPS_QUEUED, READ_ONCE(comm->nops)) ||
+	      nla_put_u64_64bit(skb, FABRIQ_A_COMM_BYTES, atomic64_read(&comm->bytes),
+				FABRIQ_A_COMM_PAD) ? -EMSGSIZE : 0;
+	if (!err)
+		err = fq_nl_put_peers(skb, comm);
+	mutex_unlock(&comm->setup_lock);
+	if (err) {
+		genlmsg_cancel(skb, hdr);
+		return err;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+struct fq_nl_comm_dump {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+	u64 *next;		/* in cb->ctx */
+	bool filter;
+	u64 id;
+};
+
+static int fq_nl_comm_dump_one(struct fq_comm *comm, void *arg)
+{
+	struct fq_nl_comm_dump *d = arg;
+	int err;
+
+	if (comm->serial < *d->next || (d->filter && comm->id != d->id))
+		return 0;
+	err = fq_nl_fill_comm(d->skb, comm, d->cb);
+	if (err)
+		return err;
+	*d->next = comm->serial + 1;
+	return 0;
+}
+
+int fq_nl_comm_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct nlattr **attrs = fabriq_dump_attrs(cb);
+	struct fq_nl_comm_dump d = { .skb = skb, .cb = cb, .next = (u64 *)cb->ctx };
+	int err;
+
+	BUILD_BUG_ON(sizeof(u64) > sizeof(cb->ctx));
+	if (attrs && attrs[FABRIQ_A_COMM_ID]) {
+		d.filter = true;
+		d.id = nla_get_u64(attrs[FABRIQ_A_COMM_ID]);
+	}
+	err = fq_comm_for_each(fq_nl_comm_dump_one, &d);
+	if (err && !skb->len)
+		return err;
+	return skb->len;
+}

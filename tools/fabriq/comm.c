@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * comm.c - `fabriq comm`: the communicators on this host (COMM_GET dump).
+ *
+ *   fabriq comm show [id ID]
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netlink/genl/genl.h>
+
+#include "fabriq.h"
+
+static struct nla_policy comm_policy[FABRIQ_A_COMM_MAX + 1] = {
+	[FABRIQ_A_COMM_ID] = { .type = NLA_U64 },
+	[FABRIQ_A_COMM_RANK] = { .type = NLA_U32 },
+	[FABRIQ_A_COMM_NRANKS] = { .type = NLA_U32 },
+	[FABRIQ_A_COMM_STATE] = { .type = NLA_STRING },
+	[FABRIQ_A_COMM_ERROR] = { .type = NLA_U32 },
+	[FABRIQ_A_COMM_DEV_NAME] = { .type = NLA_STRING },
+	[FABRIQ_A_COMM_PORT] = { .type = NLA_U32 },
+	[FABRIQ_A_COMM_ALGO] = { .type = NLA_U8 },
+	[FABRIQ_A_COMM_CHUNK] = { .type = NLA_U32 },
+	[FABRIQ_A_COMM_CHANNELS] = { .type = NLA_U32 },
+	[FABRIQ_A_COMM_QPS] = { .type = NLA_U32 },
+	[FABRIQ_A_COMM_OPS_DONE] = { .type = NLA_U64 },
+	[FABRIQ_A_COMM_OPS_FAILED] = { .type = NLA_U64 },
+	[FABRIQ_A_COMM_OPS_QUEUED] = { .type = NLA_U32 },
+	[FABRIQ_A_COMM_BYTES] = { .type = NLA_U64 },
+	[FABRIQ_A_COMM_PEER] = { .type = NLA_NESTED },
+};
+
+static struct nla_policy peer_policy[FABRIQ_A_COMM_PEER_MAX + 1] = {
+	[FABRIQ_A_COMM_PEER_RANK] = { .type = NLA_U32 },
+	[FABRIQ_A_COMM_PEER_UP] = { .type = NLA_U8 },
+	[FABRIQ_A_COMM_PEER_MSGS_TX] = { .type = NLA_U64 },
+	[FABRIQ_A_COMM_PEER_MSGS_RX] = { .type = NLA_U64 },
+	[FABRIQ_A_COMM_PEER_BYTES_TX] = { .type = NLA_U64 },
+	[FABRIQ_A_COMM_PEER_BYTES_RX] = { .type = NLA_U64 },
+};
+
+static const char *const algo_names[] = { "auto", "ring", "rd", "tree", "direct" };
+
+void comm_usage(void)
+{
+	fprintf(stdout,
+		"Usage: fabriq comm show [id ID]\n"
+		"       fabriq comm help\n"
+		"where  ID := communicator id, 1-0xffffffffffffffff (decimal or 0x hex)\n");
+}
+
+static void print_addr(const char *key, const char *fmt, struct nlattr *a)
+{
+	char buf[INET6_ADDRSTRLEN] = "?";
+
+	if (nla_len(a) == 4)
+		inet_ntop(AF_INET, nla_data(a), buf, sizeof(buf));
+	else if (nla_len(a) == 16)
+		inet_ntop(AF_INET6, nla_data(a), buf, sizeof(buf));
+	out_str(key, fmt, buf);
+}
+
+static void print_peer(struct nlattr *nest)
+{
+	struct nlattr *tb[FABRIQ_A_COMM_PEER_MAX + 1];
+
+	if (nla_parse_nested(tb, FABRIQ_A_COMM_PEER_MAX, nest, peer_policy) ||
+	    !tb[FABRIQ_A_COMM_PEER_RANK])
+		return;
+	out_begin_object(NULL);
+	out_text("\n    ");
+	out_uint("rank", "peer %llu ", nla_get_u32(tb[FABRIQ_A_COMM_PEER_RANK]));
+	if (tb[FABRIQ_A_COMM_PEER_ADDR])
+		print_addr("address", "address %s ", tb[FABRIQ_A_COMM_PEER_ADDR]);
+	if (tb[FABRIQ_A_COMM_PEER_UP])
+		out_str("state", "state %s ", nla_get_u8(tb[FABRIQ_A_COMM_PEER_UP]) ? "up" : "down");
+	if (tb[FABRIQ_A_COMM_PEER_MSGS_TX])
+		out_uint("msgs_tx", "msgs_tx %llu ", nla_get_u64(tb[FABRIQ_A_COMM_PEER_MSGS_TX]));
+	if (tb[FABRIQ_A_COMM_PEER_MSGS_RX])
+		out_uint("msgs_rx", "msgs_rx %llu ", nla_get_u64(tb[FABRIQ_A_COMM_PEER_MSGS_RX]));
+	if (tb[FABRIQ_A_COMM_PEER_BYTES_TX])
+		out_uint("bytes_tx", "bytes_tx %llu ", nla_get_u64(tb[FABRIQ_A_COMM_PEER_BYTES_TX]));
+	if (tb[FABRIQ_A_COMM_PEER_BYTES_RX])
+		out_uint("bytes_rx", "bytes_rx %llu ", nla_get_u64(tb[FABRIQ_A_COMM_PEER_BYTES_RX]));
+	out_end_object();
+}
+
+static int comm_print(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[FABRIQ_A_COMM_MAX + 1], *a;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	char id[24];
+	int rem;
+
+	if (fq_nl_parse(msg, tb, FABRIQ_A_COMM_MAX, comm_policy) || !tb[FABRIQ_A_COMM_ID])
+		return 0;
+	out_begin_object(NULL);
+	snprintf(id, sizeof(id), "0x%llx", (unsigned long long)nla_get_u64(tb[FABRIQ_A_COMM_ID]));
+	out_str("id", "comm %s ", id);
+	if (tb[FABRIQ_A_COMM_RANK])
+		out_uint("rank", "rank %llu ", nla_get_u32(tb[FABRIQ_A_COMM_RANK]));
+	if (tb[FABRIQ_A_COMM_NRANKS])
+		out_uint("nranks", "nranks %llu ", nla_get_u32(tb[FABRIQ_A_COMM_NRANKS]));
+	if (tb[FABRIQ_A_COMM_STATE])
+		out_str("state", "state %s ", nla_get_string(tb[FABRIQ_A_COMM_STATE]));
+	if (tb[FABRIQ_A_COMM_ERROR] && nla_get_u32(tb[FABRIQ_A_COMM_ERROR]))
+		out_str("error", "error \"%s\" ", strerror(-(int)nla_get_u32(tb[FABRIQ_A_COMM_ERROR])));
+	if (tb[FABRIQ_A_COMM_DEV_NAME])
+		out_str("dev", "dev %s ", nla_get_string(tb[FABRIQ_A_COMM_DEV_NAME]));
+	if (tb[FABRIQ_A_COMM_ADDR])
+		print_addr("address", "address %s ", tb[FABRIQ_A_COMM_ADDR]);
+	if (tb[FABRIQ_A_COMM_PORT])
+		out_uint("port", "port %llu ", nla_get_u32(tb[FABRIQ_A_COMM_PORT]));
+	if (tb[FABRIQ_A_COMM_ALGO] && nla_get_u8(tb[FABRIQ_A_COMM_ALGO]) < 5)
+		out_str("algo", "algo %s ", algo_names[nla_get_u8(tb[FABRIQ_A_COMM_ALGO])]);
+	if (tb[FABRIQ_A_COMM_CHUNK])
+		out_uint("chunk_bytes", "chunk %llu ", nla_get_u32(tb[FABRIQ_A_COMM_CHUNK]));
+	if (tb[FABRIQ_A_COMM_CHANNELS])
+		out_uint("channels", "channels %llu ", nla_get_u32(tb[FABRIQ_A_COMM_CHANNELS]));
+	if (tb[FABRIQ_A_COMM_QPS])
+		out_uint("qps", "qps %llu ", nla_get_u32(tb[FABRIQ_A_COMM_QPS]));
+	if (tb[FABRIQ_A_COMM_OPS_DONE])
+		out_uint("ops_done", "ops_done %llu ", nla_get_u64(tb[FABRIQ_A_COMM_OPS_DONE]));
+	if (tb[FABRIQ_A_COMM_OPS_FAILED])
+		out_uint("ops_failed", "ops_failed %llu ", nla_get_u64(tb[FABRIQ_A_COMM_OPS_FAILED]));
+	if (tb[FABRIQ_A_COMM_OPS_QUEUED])
+		out_uint("ops_queued", "ops_queued %llu ", nla_get_u32(tb[FABRIQ_A_COMM_OPS_QUEUED]));
+	if (tb[FABRIQ_A_COMM_BYTES])
+		out_uint("bytes", "bytes %llu ", nla_get_u64(tb[FABRIQ_A_COMM_BYTES]));
+	out_begin_array("peers");
+	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0),
+			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem)
+		if (nla_type(a) == FABRIQ_A_COMM_PEER)
+			print_peer(a);
+	out_end_array();
+	out_end_object();
+	out_text("\n");
+	out_flush_record();
+	return 0;
+}
+
+static int comm_show(int argc, char **argv)
+{
+	unsigned long long id = 0;
+	struct nl_msg *msg;
+	char *end;
+	int err;
+
+	if (argc >= 1 && match(argv[0], "id")) {
+		errno = 0;
+		id = argc > 1 ? strtoull(argv[1], &end, 0) : 0;
+		if (argc < 2 || errno || *end || !id || argv[1][0] == '-') {
+			fprintf(stderr, "%s: comm show: id '%s' is not valid "
+				"(valid: 1-0xffffffffffffffff)\n", prog, argc > 1 ? argv[1] : "");
+			return 1;
+		}
+		argc -= 2, argv += 2;
+	}
+	if (argc > 0)
+		return usage_error("comm", "show: unexpected argument '%s' (expected: [id ID])",
+				   argv[0]);
+	if (fq_nl_open())
+		return 1;
+	msg = fq_nl_new(FABRIQ_CMD_COMM_GET, NLM_F_DUMP);
+	if (!msg || (id && nla_put_u64(msg, FABRIQ_A_COMM_ID, id))) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return 1;
+	}
+	out_begin_array(NULL);
+	err = fq_nl_request(msg, comm_print, NULL, "comm show");
+	out_end_array();
+	fq_nl_close();
+	return err ? 1 : 0;
+}
+
+int do_comm(int argc, char **argv)
+{
+	if (argc == 0 || match(argv[0], "show") || match(argv[0], "list"))
+		return comm_show(argc ? argc - 1 : 0, argc ? argv + 1 : argv);
+	if (match(argv[0], "help")) {
+		comm_usage();
+		return 0;
+	}
+	return usage_error("comm", "unknown command '%s' (valid: show, help)", argv[0]);
+}
