@@ -6,6 +6,7 @@
 #   make                 module + CLI + selftest programs
 #   make check           static checks, then the kselftests on every guest kernel
 #   make demo            build, boot a VM with Soft-RoCE, load fabriq via DKMS, show it
+#   make bench           collective bandwidth and latency against ib_write_bw/lat (figures)
 #   make checkpatch      checkpatch.pl --strict over kernel/ and uapi/
 #   make sparse          sparse over the module (C=2)
 #
@@ -26,7 +27,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 LINUX_SRC_TAR ?= $(lastword $(sort $(wildcard /usr/src/linux-source-*.tar.xz)))
 KSRC := $(BUILD)/linux-src
 
-.PHONY: all module kmod-tree cli selftests clean checkpatch sparse check demo deps \
+.PHONY: all module kmod-tree cli selftests clean checkpatch sparse check demo bench deps \
 	dkms-install dkms-remove ksrc
 
 all: module cli selftests
@@ -84,6 +85,9 @@ check: deps
 
 demo: deps
 	$(SRC)/tools/demo
+
+bench: deps
+	$(SRC)/tools/bench
 
 dkms-install: deps
 	$(SRC)/tools/dkms.sh install $(KVER)

@@ -4,7 +4,10 @@
  * its user buffers, and the engine thread that runs each call's schedule
  * (algo*.c) over the transport (cm.c), doing the reductions (reduce*.c).
  *
- * One engine thread per communicator runs the calls in submission order.
+ * One engine thread per communicator runs the queued calls in submission
+ * order.  A synchronous call that finds nothing queued runs in the
+ * caller's own context instead (two thread switches fewer per call);
+ * run_lock keeps the two from running calls at the same time.
  * Within a step every transfer is cut into chunk-sized messages and all
  * of them are kept moving at once, up to the credits: sends are copied
  * out as credits allow, each message received is reduced or copied into
@@ -375,6 +378,12 @@ static int fq_step_pass(struct fq_comm *comm, struct fq_op *op, const struct fq_
 	return err ? err : all;
 }
 
+/* the engine thread asked to stop (never true for a caller running inline) */
+static bool fq_should_stop(void)
+{
+	return (current->flags & PF_KTHREAD) && kthread_should_stop();
+}
+
 static int fq_run_step(struct fq_comm *comm, struct fq_op *op, const struct fq_step *st)
 {
 	struct fq_xstate xs[FQ_STEP_MAX];
@@ -404,10 +413,12 @@ static int fq_run_step(struct fq_comm *comm, struct fq_op *op, const struct fq_s
 		if (left <= 0)
 			return -ETIMEDOUT;
 		/* a tenth of a second at most: a closed peer is judged by time */
-		wait_event_timeout(comm->wq, READ_ONCE(comm->events) != seen ||
-				   READ_ONCE(comm->err) || kthread_should_stop(),
-				   min_t(long, left, HZ / 10));
-		if (kthread_should_stop())
+		if (wait_event_interruptible_timeout(comm->wq,
+						     READ_ONCE(comm->events) != seen ||
+						     READ_ONCE(comm->err) || fq_should_stop(),
+						     min_t(long, left, HZ / 10)) < 0)
+			return -EINTR;
+		if (fq_should_stop())
 			return -ECANCELED;
 	}
 }
@@ -468,6 +479,20 @@ static void fq_coll_abort(struct fq_comm *comm, int err)
 	up_read(&comm->hw_rwsem);
 }
 
+/* Run one call.  Context: run_lock held. */
+static int fq_coll_exec(struct fq_comm *comm, struct fq_op *op)
+{
+	int err = READ_ONCE(comm->err);
+
+	lockdep_assert_held(&comm->run_lock);
+	if (!err) {
+		err = fq_coll_run(comm, op);
+		if (err && err != -ECANCELED)
+			fq_coll_abort(comm, err);
+	}
+	return err;
+}
+
 static struct fq_op *fq_coll_next(struct fq_comm *comm)
 {
 	struct fq_op *op;
@@ -492,7 +517,6 @@ int fq_coll_engine(void *arg)
 {
 	struct fq_comm *comm = arg;
 	struct fq_op *op;
-	int err;
 
 	while (!kthread_should_stop()) {
 		wait_event_interruptible(comm->engine_wq, !list_empty(&comm->ops) ||
@@ -500,13 +524,9 @@ int fq_coll_engine(void *arg)
 		op = fq_coll_next(comm);
 		if (!op)
 			continue;
-		err = READ_ONCE(comm->err);
-		if (!err) {
-			err = fq_coll_run(comm, op);
-			if (err && err != -ECANCELED)
-				fq_coll_abort(comm, err);
-		}
-		op->status = err;
+		mutex_lock(&comm->run_lock);
+		op->status = fq_coll_exec(comm, op);
+		mutex_unlock(&comm->run_lock);
 		fq_coll_complete(comm, op);
 	}
 	return 0;
@@ -553,22 +573,29 @@ static struct fq_op *fq_op_new(struct fq_comm *comm, const struct fabriq_coll *r
 	return op;
 }
 
-/* Queue @op; -EAGAIN when FABRIQ_MAX_INFLIGHT are queued or unread. */
-static int fq_op_queue(struct fq_comm *comm, struct fq_op *op)
+/*
+ * Queue @op, or (*inline set) claim it for the caller when it is
+ * synchronous and nothing else is queued or running.
+ * Return: 0 or -EAGAIN when FABRIQ_MAX_INFLIGHT are queued or unread.
+ */
+static int fq_op_queue(struct fq_comm *comm, struct fq_op *op, bool async, bool *inline_run)
 {
 	int err = 0;
 
+	*inline_run = false;
 	mutex_lock(&comm->op_lock);
 	if (comm->nops + kfifo_len(&comm->done) >= FABRIQ_MAX_INFLIGHT) {
 		err = -EAGAIN;
 	} else {
 		op->seq = comm->next_seq++;
 		op->t0 = ktime_get();
+		*inline_run = !async && !comm->nops;
 		comm->nops++;
-		list_add_tail(&op->list, &comm->ops);
+		if (!*inline_run)
+			list_add_tail(&op->list, &comm->ops);
 	}
 	mutex_unlock(&comm->op_lock);
-	if (!err)
+	if (!err && !*inline_run)
 		wake_up(&comm->engine_wq);
 	return err;
 }
@@ -587,6 +614,7 @@ static int fq_op_queue(struct fq_comm *comm, struct fq_op *op)
  */
 int fq_coll_submit(struct fq_comm *comm, struct fabriq_coll *req, bool async)
 {
+	bool inline_run;
 	struct fq_op *op;
 	u64 blk;
 	int err;
@@ -602,7 +630,7 @@ int fq_coll_submit(struct fq_comm *comm, struct fabriq_coll *req, bool async)
 		return PTR_ERR(op);
 	err = fq_op_buffers(comm, op, blk);
 	if (!err)
-		err = fq_op_queue(comm, op);
+		err = fq_op_queue(comm, op, async, &inline_run);
 	if (err) {
 		fq_op_free(op);
 		return err;
@@ -610,7 +638,13 @@ int fq_coll_submit(struct fq_comm *comm, struct fabriq_coll *req, bool async)
 	req->seq = op->seq;
 	if (async)
 		return 0;
-	if (wait_for_completion_interruptible(&op->done)) {
+	if (inline_run) {
+		/* a signal ends the wait inside with -EINTR and aborts the communicator */
+		mutex_lock(&comm->run_lock);
+		op->status = fq_coll_exec(comm, op);
+		mutex_unlock(&comm->run_lock);
+		fq_coll_complete(comm, op);
+	} else if (wait_for_completion_interruptible(&op->done)) {
 		fq_comm_fail(comm, -EINTR);
 		wait_for_completion(&op->done);
 	}

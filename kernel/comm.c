@@ -158,6 +158,7 @@ static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 	init_rwsem(&comm->hw_rwsem);
 	spin_lock_init(&comm->lock);
 	init_waitqueue_head(&comm->wq);
+	mutex_init(&comm->run_lock);
 	mutex_init(&comm->op_lock);
 	INIT_LIST_HEAD(&comm->ops);
 	comm->next_seq = 1;

@@ -206,6 +206,7 @@ struct fq_op {
  * @wq: the engine and COMM_INIT wait here for progress
  * @events: bumped at every completion and connection event
  * @err: the first fatal error; sticky
+ * @run_lock: held while a call runs (engine or a caller running inline)
  * @op_lock: protects @ops, @nops and @next_seq
  * @ops: queued operations, oldest first
  * @nops: operations queued or running
@@ -252,6 +253,7 @@ struct fq_comm {
 	u64 events;
 	int err;
 
+	struct mutex run_lock;		/* see above */
 	struct mutex op_lock;		/* see above */
 	struct list_head ops;
 	u32 nops;

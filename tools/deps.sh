@@ -13,7 +13,7 @@ pkgs=(
 	linux-image-6.12-amd64 linux-headers-6.12-amd64
 	linux-source-6.1
 	qemu-system-x86 busybox-static cpio xz-utils kmod iproute2 jq dkms sparse
-	tcpdump iputils-ping
+	tcpdump iputils-ping perftest ibverbs-providers bc
 )
 missing=()
 for p in "${pkgs[@]}"; do
