@@ -50,10 +50,16 @@ static const u8 fq_auto_algo[__FABRIQ_COLL_MAX][2] = {
  * @preferred: the communicator's algo; used where @coll has it
  * @bytes: the call's bytes per rank, for the size rule
  * @small_bytes: below this, AUTO takes the latency-bound schedule
+ * @nranks: ranks in the communicator
+ *
+ * AUTO for a large allreduce (Documentation/collectives.md has the
+ * measurements): recursive doubling on 2 ranks (one step), Rabenseifner on
+ * a power of two (log steps, bandwidth-optimal), else the ring.
  *
  * Return: enum fabriq_algo, or -EINVAL when @forced does not exist for @coll.
  */
-int fq_sched_pick(u32 coll, u32 forced, u32 preferred, u64 bytes, u64 small_bytes)
+int fq_sched_pick(u32 coll, u32 forced, u32 preferred, u64 bytes, u64 small_bytes,
+		  u32 nranks)
 {
 	if (coll >= __FABRIQ_COLL_MAX || forced >= __FABRIQ_ALGO_MAX)
 		return -EINVAL;
@@ -61,6 +67,12 @@ int fq_sched_pick(u32 coll, u32 forced, u32 preferred, u64 bytes, u64 small_byte
 		return fq_schedules[coll][forced] ? (int)forced : -EINVAL;
 	if (preferred < __FABRIQ_ALGO_MAX && fq_schedules[coll][preferred])
 		return preferred;
+	if (coll == FABRIQ_COLL_ALLREDUCE && bytes >= small_bytes) {
+		if (nranks == 2)
+			return FABRIQ_ALGO_RD;
+		if (!(nranks & (nranks - 1)))
+			return FABRIQ_ALGO_TREE;
+	}
 	return fq_auto_algo[coll][bytes >= small_bytes];
 }
 

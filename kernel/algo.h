@@ -79,7 +79,8 @@ struct fq_sched {
 };
 
 /* algo.c */
-int fq_sched_pick(u32 coll, u32 forced, u32 preferred, u64 bytes, u64 small_bytes);
+int fq_sched_pick(u32 coll, u32 forced, u32 preferred, u64 bytes, u64 small_bytes,
+		  u32 nranks);
 int fq_sched_step(const struct fq_sched *s, u32 k, struct fq_step *st);
 void fq_step_add(struct fq_step *st, u8 op, u8 buf, u32 peer, u64 off, u64 len);
 void fq_seg(u64 count, u32 parts, u32 i, u64 *off, u64 *len);

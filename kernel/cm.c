@@ -10,7 +10,10 @@
  * retried until the connect timeout.
  *
  * Transport: every message is a SEND with immediate data into one of the
- * receiver's pre-posted slots (chunk bytes each).  A sender needs a credit
+ * receiver's pre-posted slots (chunk bytes each).  The sender posts it
+ * straight from the caller's (pinned) pages, each page mapped for the
+ * send and unmapped at its completion, when the device takes enough SGEs;
+ * else (or with FABRIQ_COMM_F_BOUNCE) it copies into a send slot.  A sender needs a credit
  * per data message; the receiver returns credits in the immediate data of
  * its own messages, or in an empty credit-only message once
  * FQ_CREDIT_BATCH have piled up.  The receiver posts FQ_CREDITS slots for
@@ -111,18 +114,28 @@ static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	wake_up_all(&comm->wq);
 }
 
+/* Sends complete in order: the oldest entry is this one, flushed or not. */
 static void fq_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct fq_conn *conn = container_of(wc->wr_cqe, struct fq_conn, tx_cqe);
 	struct fq_comm *comm = conn->comm;
+	struct fq_tx_ent *ent;
+	u32 i;
 
-	if (wc->status != IB_WC_SUCCESS)
-		return fq_wc_error(comm, wc, "send");
 	spin_lock(&comm->lock);
+	ent = &conn->tx_ent[conn->tx_tail % FQ_CREDITS];
+	for (i = 0; i < ent->nsge; i++)
+		ib_dma_unmap_page(comm->ibdev, ent->dma[i], ent->len[i], DMA_TO_DEVICE);
+	ent->nsge = 0;
+	if (ent->acked && wc->status == IB_WC_SUCCESS)
+		(*ent->acked)++;
+	ent->acked = NULL;
 	conn->tx_tail++;
 	conn->sq_used--;
 	comm->events++;
 	spin_unlock(&comm->lock);
+	if (wc->status != IB_WC_SUCCESS)
+		fq_wc_error(comm, wc, "send");
 	wake_up_all(&comm->wq);
 }
 
@@ -172,27 +185,62 @@ bool fq_cm_can_send(struct fq_conn *conn)
 	return ok;
 }
 
+static struct page *fq_addr_page(const void *p)
+{
+	return is_vmalloc_addr(p) ? vmalloc_to_page(p) : virt_to_page(p);
+}
+
+/* Map the pages under [data, data + len) into @ent and @sge. */
+static int fq_map_pages(struct fq_comm *comm, struct fq_tx_ent *ent, struct ib_sge *sge,
+			const void *data, u32 len)
+{
+	u32 off, n;
+
+	while (len) {
+		if (ent->nsge == FQ_MAX_SGE)
+			return -EINVAL;
+		off = offset_in_page(data);
+		n = min_t(u32, len, PAGE_SIZE - off);
+		ent->dma[ent->nsge] = ib_dma_map_page(comm->ibdev, fq_addr_page(data), off, n,
+						      DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(comm->ibdev, ent->dma[ent->nsge]))
+			return -ENOMEM;
+		ent->len[ent->nsge] = n;
+		sge[ent->nsge].addr = ent->dma[ent->nsge];
+		sge[ent->nsge].length = n;
+		sge[ent->nsge].lkey = comm->pd->local_dma_lkey;
+		ent->nsge++;
+		data += n;
+		len -= n;
+	}
+	return 0;
+}
+
 /**
  * fq_cm_send() - send @len bytes (at most one chunk) as one data message
  * @conn: an established connection
- * @data: the bytes
+ * @data: the bytes: kernel memory, or the mapping of pinned pages
  * @len: how many, up to the chunk size
+ * @acked: bumped when the send has completed
  *
- * The caller checked fq_cm_can_send().  The bytes are copied into a send
- * slot before this returns.
+ * The caller checked fq_cm_can_send().  Zero-copy: the bytes must stay
+ * put until @acked moves.  Through a slot: they are copied before this
+ * returns, and @acked moves at once.
  * Context: process; hw_rwsem held for reading.  Return: 0 or -errno.
  */
-int fq_cm_send(struct fq_conn *conn, const void *data, u32 len)
+int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, u64 *acked)
 {
 	struct fq_comm *comm = conn->comm;
-	struct ib_sge sge;
+	struct ib_sge sge[FQ_MAX_SGE];
 	struct ib_send_wr wr = {
 		.wr_cqe = &conn->tx_cqe,
 		.opcode = IB_WR_SEND_WITH_IMM,
 		.send_flags = IB_SEND_SIGNALED,
+		.sg_list = sge,
 	};
+	struct fq_tx_ent *ent;
 	u32 slot, ret;
-	int err;
+	int err = 0;
 
 	spin_lock_bh(&comm->lock);
 	slot = conn->tx_head++ % FQ_CREDITS;
@@ -200,22 +248,57 @@ int fq_cm_send(struct fq_conn *conn, const void *data, u32 len)
 	conn->sq_used++;
 	ret = conn->ret_credits;
 	conn->ret_credits = 0;
+	ent = &conn->tx_ent[slot];
+	ent->nsge = 0;
+	ent->acked = comm->zero_copy ? acked : NULL;
 	spin_unlock_bh(&comm->lock);
 
-	if (len) {
+	if (len && comm->zero_copy) {
+		err = fq_map_pages(comm, ent, sge, data, len);
+		wr.num_sge = ent->nsge;
+		if (err) {
+			/* never posted: the entry never completes; the comm fails */
+			while (ent->nsge--)
+				ib_dma_unmap_page(comm->ibdev, ent->dma[ent->nsge],
+						  ent->len[ent->nsge], DMA_TO_DEVICE);
+			ent->nsge = 0;
+		}
+	} else if (len) {
 		memcpy(conn->tx_buf[slot], data, len);
 		ib_dma_sync_single_for_device(comm->ibdev, conn->tx_dma[slot], len, DMA_TO_DEVICE);
-		sge.addr = conn->tx_dma[slot];
-		sge.length = len;
-		sge.lkey = comm->pd->local_dma_lkey;
-		wr.sg_list = &sge;
+		sge[0].addr = conn->tx_dma[slot];
+		sge[0].length = len;
+		sge[0].lkey = comm->pd->local_dma_lkey;
 		wr.num_sge = 1;
 	}
+	if (!comm->zero_copy)
+		(*acked)++;
 	wr.ex.imm_data = cpu_to_be32(FQ_IMM_DATA | ret);
-	err = ib_post_send(conn->id->qp, &wr, NULL);
+	if (!err)
+		err = ib_post_send(conn->id->qp, &wr, NULL);
 	if (err)
 		fq_comm_fail(comm, err);
 	return err;
+}
+
+/**
+ * fq_cm_tx_idle() - has every data send completed (or been flushed)?
+ * @comm: the communicator
+ *
+ * After an error the engine waits for this before it lets go of the
+ * pages a zero-copy send may still read.
+ */
+bool fq_cm_tx_idle(struct fq_comm *comm)
+{
+	bool idle = true;
+	u32 r, c;
+
+	spin_lock_bh(&comm->lock);
+	for (r = 0; idle && r < comm->nranks; r++)
+		for (c = 0; r != comm->rank && c < comm->nch; c++)
+			idle &= comm->peers[r].ch[c]->tx_head == comm->peers[r].ch[c]->tx_tail;
+	spin_unlock_bh(&comm->lock);
+	return idle;
 }
 
 /**
@@ -393,7 +476,7 @@ static int fq_conn_setup_qp(struct fq_conn *conn)
 		.cap = {
 			.max_send_wr = FQ_SEND_WRS + 1,
 			.max_recv_wr = FQ_RECV_SLOTS + 1,
-			.max_send_sge = 1,
+			.max_send_sge = comm->zero_copy ? comm->chunk / PAGE_SIZE + 1 : 1,
 			.max_recv_sge = 1,
 		},
 	};
@@ -762,6 +845,10 @@ static int fq_cm_alloc_hw(struct fq_comm *comm)
 	int cqe = min_t(u64, (u64)nconn * (FQ_SEND_WRS + FQ_RECV_SLOTS + 2),
 			comm->ibdev->attrs.max_cqe);
 
+	/* zero-copy when a chunk's pages fit the device's SGEs (measured faster) */
+	comm->zero_copy = !comm->bounce &&
+		comm->chunk / PAGE_SIZE + 1 <= min_t(u32, comm->ibdev->attrs.max_send_sge,
+						     FQ_MAX_SGE);
 	comm->pd = ib_alloc_pd(comm->ibdev, 0);
 	if (IS_ERR(comm->pd)) {
 		int err = PTR_ERR(comm->pd);

@@ -249,9 +249,10 @@ static u32 fq_msg_len(const struct fq_xfer *x, u64 m, u32 chunk)
 
 /*
  * Would receive @i placing [off, off + len) overwrite a byte a send of this
- * step still has to copy?  A send that forwards what @i receives does not count.
+ * step has not finished with (copied out, or for zero-copy completed)?  A
+ * send that forwards what @i receives does not count.
  */
-static bool fq_unsent_overlap(struct fq_comm *comm, const struct fq_step *st,
+static bool fq_unsent_overlap(struct fq_comm *comm, struct fq_op *op, const struct fq_step *st,
 			      const struct fq_xstate *xs, u32 i, u64 off, u64 len)
 {
 	u64 copied, a, b;
@@ -261,9 +262,9 @@ static bool fq_unsent_overlap(struct fq_comm *comm, const struct fq_step *st,
 		const struct fq_xfer *s = &st->x[j];
 
 		if (s->op != FQ_X_SEND || s->buf != st->x[i].buf || s->dep == (s8)i ||
-		    xs[j].msgs == xs[j].nmsg)
+		    READ_ONCE(op->acked[j]) == xs[j].nmsg)
 			continue;
-		copied = min_t(u64, s->len, xs[j].msgs * comm->chunk);
+		copied = min_t(u64, s->len, READ_ONCE(op->acked[j]) * comm->chunk);
 		a = s->off + copied;
 		b = s->off + s->len;
 		if (a < off + len && off < b)
@@ -290,7 +291,8 @@ static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, const struct fq_
 		if (!fq_cm_can_send(conn))
 			break;
 		len = fq_msg_len(x, xs[i].msgs, comm->chunk);
-		err = fq_cm_send(conn, fq_xbuf(op, x) + x->off + xs[i].msgs * comm->chunk, len);
+		err = fq_cm_send(conn, fq_xbuf(op, x) + x->off + xs[i].msgs * comm->chunk, len,
+				 &op->acked[i]);
 		if (err)
 			return err;
 		peer->send_seq++;
@@ -331,7 +333,7 @@ static int fq_pump_recv(struct fq_comm *comm, struct fq_op *op, const struct fq_
 		if (len != want)
 			return -EPROTO;
 		off = x->off + xs[i].msgs * comm->chunk;
-		if (fq_unsent_overlap(comm, st, xs, i, off, want))
+		if (fq_unsent_overlap(comm, op, st, xs, i, off, want))
 			break;
 		dst = fq_xbuf(op, x) + off;
 		if (x->op == FQ_X_RECV)
@@ -368,11 +370,14 @@ static int fq_step_pass(struct fq_comm *comm, struct fq_op *op, const struct fq_
 	if (!err && comm->hw_gone)
 		err = -ENODEV;
 	for (i = 0; !err && i < st->n; i++) {
-		if (st->x[i].op == FQ_X_SEND)
+		if (st->x[i].op == FQ_X_SEND) {
 			err = fq_pump_send(comm, op, st, xs, i, progress);
-		else
+			/* the pages are the caller's until the sends complete */
+			all &= READ_ONCE(op->acked[i]) == xs[i].nmsg;
+		} else {
 			err = fq_pump_recv(comm, op, st, xs, i, progress);
-		all &= xs[i].msgs == xs[i].nmsg;
+			all &= xs[i].msgs == xs[i].nmsg;
+		}
 	}
 	up_read(&comm->hw_rwsem);
 	return err ? err : all;
@@ -397,6 +402,7 @@ static int fq_run_step(struct fq_comm *comm, struct fq_op *op, const struct fq_s
 	for (i = 0; i < st->n; i++) {
 		xs[i].nmsg = st->x[i].len ? DIV_ROUND_UP_ULL(st->x[i].len, comm->chunk) : 1;
 		xs[i].msgs = 0;
+		WRITE_ONCE(op->acked[i], 0);
 	}
 	for (;;) {
 		seen = READ_ONCE(comm->events);
@@ -485,10 +491,14 @@ static int fq_coll_exec(struct fq_comm *comm, struct fq_op *op)
 	int err = READ_ONCE(comm->err);
 
 	lockdep_assert_held(&comm->run_lock);
-	if (!err) {
-		err = fq_coll_run(comm, op);
-		if (err && err != -ECANCELED)
-			fq_coll_abort(comm, err);
+	if (err)
+		return err;
+	err = fq_coll_run(comm, op);
+	if (err) {
+		fq_coll_abort(comm, err);
+		/* zero-copy sends in flight read the caller's pages: wait for the flush */
+		wait_event_timeout(comm->wq, fq_cm_tx_idle(comm) || READ_ONCE(comm->hw_gone),
+				   5 * HZ);
 	}
 	return err;
 }
@@ -558,7 +568,8 @@ static struct fq_op *fq_op_new(struct fq_comm *comm, const struct fabriq_coll *r
 	op->req = *req;
 	INIT_LIST_HEAD(&op->list);
 	init_completion(&op->done);
-	algo = fq_sched_pick(req->coll, req->algo, comm->algo, blk, comm->small_bytes);
+	algo = fq_sched_pick(req->coll, req->algo, comm->algo, blk, comm->small_bytes,
+			     comm->nranks);
 	if (algo < 0) {
 		fq_op_free(op);
 		return ERR_PTR(algo);

@@ -110,7 +110,8 @@ static int fq_init_check(struct fabriq_comm_init *ci)
 			return -EINVAL;
 	if (!ci->nranks || ci->nranks > FABRIQ_MAX_RANKS || ci->rank >= ci->nranks)
 		return -EINVAL;
-	if (ci->algo >= __FABRIQ_ALGO_MAX || (ci->flags & ~FABRIQ_COMM_F_TCLASS))
+	if (ci->algo >= __FABRIQ_ALGO_MAX ||
+	    (ci->flags & ~(FABRIQ_COMM_F_TCLASS | FABRIQ_COMM_F_BOUNCE)))
 		return -EINVAL;
 	if (!ci->chunk_bytes)
 		ci->chunk_bytes = FQ_DEF_CHUNK;
@@ -152,6 +153,7 @@ static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 	comm->connect_timeout_ms = ci->connect_timeout_ms;
 	comm->op_timeout = msecs_to_jiffies(ci->op_timeout_ms);
 	comm->has_tclass = ci->flags & FABRIQ_COMM_F_TCLASS;
+	comm->bounce = ci->flags & FABRIQ_COMM_F_BOUNCE;
 	comm->tclass = ci->tclass;
 	comm->state = FQ_COMM_NEW;
 	mutex_init(&comm->setup_lock);

@@ -26,6 +26,7 @@
 #define FQ_CREDIT_BATCH		(FQ_CREDITS / 2)	/* return credits in batches this big */
 #define FQ_RECV_SLOTS		(FQ_CREDITS + FQ_CREDITS / FQ_CREDIT_BATCH)
 #define FQ_SEND_WRS		(FQ_CREDITS + FQ_CREDITS / FQ_CREDIT_BATCH + 1)
+#define FQ_MAX_SGE		32	/* zero-copy: pages one message may span */
 
 /* immediate data: credits returned in the low 16 bits, the kind above */
 #define FQ_IMM_CREDITS		0xffffU
@@ -55,6 +56,19 @@ struct fq_rx_ctx {
 };
 
 /**
+ * struct fq_tx_ent - a data send in flight
+ * @nsge: pages mapped for a zero-copy send (0: it went through a slot)
+ * @dma: their mappings, @len their lengths, unmapped at completion
+ * @acked: counter of the sending transfer, bumped at completion
+ */
+struct fq_tx_ent {
+	u8 nsge;
+	u64 dma[FQ_MAX_SGE];
+	u32 len[FQ_MAX_SGE];
+	u64 *acked;
+};
+
+/**
  * struct fq_conn - one RC QP to one peer (one channel)
  * @cm_kind: FQ_CM_CONN
  * @comm: owner
@@ -69,6 +83,7 @@ struct fq_rx_ctx {
  * @cm_status: result of the last event (active side)
  * @rx_buf: FQ_RECV_SLOTS receive slots of chunk bytes, @rx_dma their mappings
  * @tx_buf: FQ_CREDITS send slots, @tx_dma their mappings
+ * @tx_ent: what each send in flight holds (indexed like the slots)
  * @rx_ctx: one per receive slot
  * @tx_cqe: data sends; @credit_cqe: credit-only sends
  *
@@ -95,6 +110,7 @@ struct fq_conn {
 	u64 rx_dma[FQ_RECV_SLOTS];
 	void *tx_buf[FQ_CREDITS];
 	u64 tx_dma[FQ_CREDITS];
+	struct fq_tx_ent tx_ent[FQ_CREDITS];
 	struct fq_rx_ctx rx_ctx[FQ_RECV_SLOTS];
 	struct ib_cqe tx_cqe;
 	struct ib_cqe credit_cqe;
@@ -161,6 +177,8 @@ struct fq_pin {
  * @work: where the schedule works; @src: what alltoall sends from
  * @status: the result
  * @done: completed by the engine (synchronous calls)
+ * @acked: per transfer of the running step, zero-copy sends completed
+ *         (here, not on the engine's stack: completions may come late)
  */
 struct fq_op {
 	struct list_head list;
@@ -175,6 +193,7 @@ struct fq_op {
 	void *src;
 	int status;
 	struct completion done;
+	u64 acked[FQ_STEP_MAX];
 };
 
 /**
@@ -190,6 +209,8 @@ struct fq_op {
  * @small_bytes: AUTO's threshold
  * @connect_timeout_ms: COMM_INIT's limit; @op_timeout: jiffies without progress
  * @has_tclass: @tclass set by the caller
+ * @bounce: the caller asked for sends through slots
+ * @zero_copy: sends go straight from the caller's pages (decided at connect)
  * @tclass: traffic class of the QPs
  * @addrs: every rank's address (port included)
  * @state: enum fq_comm_state, under @setup_lock
@@ -235,6 +256,8 @@ struct fq_comm {
 	u32 connect_timeout_ms;
 	unsigned long op_timeout;
 	bool has_tclass;
+	bool bounce;
+	bool zero_copy;
 	u8 tclass;
 	struct sockaddr_storage *addrs;
 
@@ -308,7 +331,8 @@ void fq_debugfs_comm_del(struct fq_comm *comm);
 /* cm.c */
 int fq_cm_connect_all(struct fq_comm *comm);
 void fq_cm_teardown(struct fq_comm *comm);
-int fq_cm_send(struct fq_conn *conn, const void *data, u32 len);
+int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, u64 *acked);
+bool fq_cm_tx_idle(struct fq_comm *comm);
 bool fq_cm_can_send(struct fq_conn *conn);
 int fq_cm_peek(struct fq_conn *conn, void **data, u32 *len);
 int fq_cm_consume(struct fq_conn *conn);

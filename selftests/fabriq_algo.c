@@ -261,14 +261,17 @@ int main(void)
 		fails += !!bad;
 	}
 	{
-		int ok = fq_sched_pick(FABRIQ_COLL_ALLREDUCE, 0, 0, 8, 32768) == FABRIQ_ALGO_RD &&
-			 fq_sched_pick(FABRIQ_COLL_ALLREDUCE, 0, 0, 1 << 20, 32768) == FABRIQ_ALGO_RING &&
-			 fq_sched_pick(FABRIQ_COLL_ALLREDUCE, 0, FABRIQ_ALGO_TREE, 8, 32768) == FABRIQ_ALGO_TREE &&
-			 fq_sched_pick(FABRIQ_COLL_ALLGATHER, 0, FABRIQ_ALGO_RD, 8, 32768) == FABRIQ_ALGO_RING &&
-			 fq_sched_pick(FABRIQ_COLL_ALLGATHER, FABRIQ_ALGO_RD, 0, 8, 32768) < 0 &&
-			 fq_sched_pick(FABRIQ_COLL_ALLTOALL, FABRIQ_ALGO_RING, 0, 8, 32768) < 0 &&
-			 fq_sched_pick(__FABRIQ_COLL_MAX, 0, 0, 8, 32768) < 0 &&
-			 fq_sched_pick(FABRIQ_COLL_BARRIER, 0, 0, 0, 32768) == FABRIQ_ALGO_RD;
+		int ok = fq_sched_pick(FABRIQ_COLL_ALLREDUCE, 0, 0, 8, 32768, 3) == FABRIQ_ALGO_RD &&
+			 fq_sched_pick(FABRIQ_COLL_ALLREDUCE, 0, 0, 1 << 20, 32768, 3) == FABRIQ_ALGO_RING &&
+			 fq_sched_pick(FABRIQ_COLL_ALLREDUCE, 0, FABRIQ_ALGO_TREE, 8, 32768, 3) == FABRIQ_ALGO_TREE &&
+			 fq_sched_pick(FABRIQ_COLL_ALLGATHER, 0, FABRIQ_ALGO_RD, 8, 32768, 3) == FABRIQ_ALGO_RING &&
+			 fq_sched_pick(FABRIQ_COLL_ALLGATHER, FABRIQ_ALGO_RD, 0, 8, 32768, 3) < 0 &&
+			 fq_sched_pick(FABRIQ_COLL_ALLTOALL, FABRIQ_ALGO_RING, 0, 8, 32768, 3) < 0 &&
+			 fq_sched_pick(__FABRIQ_COLL_MAX, 0, 0, 8, 32768, 3) < 0 &&
+			 fq_sched_pick(FABRIQ_COLL_BARRIER, 0, 0, 0, 32768, 3) == FABRIQ_ALGO_RD &&
+			 fq_sched_pick(FABRIQ_COLL_ALLREDUCE, 0, 0, 1 << 20, 32768, 2) == FABRIQ_ALGO_RD &&
+			 fq_sched_pick(FABRIQ_COLL_ALLREDUCE, 0, 0, 1 << 20, 32768, 8) == FABRIQ_ALGO_TREE &&
+			 fq_sched_pick(FABRIQ_COLL_ALLREDUCE, 0, 0, 1 << 20, 32768, 6) == FABRIQ_ALGO_RING;
 
 		printf("%s %d schedule selection and forcing\n", ok ? "ok" : "not ok", ++t);
 		fails += !ok;

@@ -251,8 +251,12 @@ static void run_extra(struct fabriq_comm *comm, uint32_t rank, int base)
 	}
 	results[base][rank] = bad ? bad : !inorder;
 
+	/* the second one: two channels, small chunks, sends through slots */
 	fabriq_comm_opts_default(&o);
 	o.connect_timeout_ms = 20000;
+	o.channels = 2;
+	o.chunk_bytes = 16384;
+	o.bounce = 1;
 	err = fabriq_comm_init(&comm2, 0xc0ffee2, nranks, rank, addrs, port + 100, &o);
 	bad = err;
 	for (i = 0; !bad && i < 8; i++) {

@@ -77,7 +77,8 @@ void bench_usage(void)
 		"  --id ID    communicator id (default: a fresh one; give one for multi-host)\n"
 		"  --algo A   auto|ring|rd|tree|direct (NCCL_ALGO-like; default auto)\n"
 		"  --chunk BYTES  message size (4K-1M; default 64K)\n"
-		"  --channels N   QPs per peer (1-%d; default 1)\n",
+		"  --channels N   QPs per peer (1-%d; default 1)\n"
+		"  --bounce   copy sends through the kernel's slots instead of zero-copy\n",
 		BENCH_MAX_LOCAL, FABRIQ_MAX_CHANNELS);
 }
 
@@ -278,6 +279,9 @@ static int parse_args(struct bench *b, int argc, char **argv)
 			if (!a || parse_size(a, &s) || s < 4096 || s > (1 << 20) || s % 8)
 				return bench_err(o, a, "4K-1M, a multiple of 8");
 			b->opts.chunk_bytes = s;
+		} else if (match(o, "--bounce")) {
+			b->opts.bounce = 1;
+			continue;
 		} else if (match(o, "--channels")) {
 			if (parse_uint(a, 1, FABRIQ_MAX_CHANNELS, &v))
 				return bench_err(o, a, "1-4");

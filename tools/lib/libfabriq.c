@@ -93,6 +93,8 @@ int fabriq_comm_init(struct fabriq_comm **comm, uint64_t id, uint32_t nranks, ui
 	ci.connect_timeout_ms = opts->connect_timeout_ms;
 	ci.op_timeout_ms = opts->op_timeout_ms;
 	ci.small_bytes = opts->small_bytes;
+	if (opts->bounce)
+		ci.flags |= FABRIQ_COMM_F_BOUNCE;
 	c->fd = open("/dev/" FABRIQ_DEV_NODE, O_RDWR | O_CLOEXEC);
 	if (c->fd < 0) {
 		err = -errno;

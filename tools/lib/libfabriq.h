@@ -24,6 +24,7 @@ struct fabriq_comm_opts {
 	uint32_t connect_timeout_ms;	/* 0: 30 s */
 	uint32_t op_timeout_ms;		/* 0: 30 s */
 	uint32_t small_bytes;		/* 0: kernel default */
+	int bounce;			/* 1: copy sends through slots (no zero-copy) */
 };
 
 struct fabriq_req {

@@ -424,6 +424,7 @@ struct fabriq_addr {
 };
 
 #define FABRIQ_COMM_F_TCLASS	_BITUL(0)	/* use @tclass, not the port's tc intent */
+#define FABRIQ_COMM_F_BOUNCE	_BITUL(1)	/* copy sends through slots, never zero-copy */
 
 /**
  * struct fabriq_comm_init - FABRIQ_IOC_COMM_INIT
