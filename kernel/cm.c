@@ -38,6 +38,8 @@
 #include "comm.h"
 
 #define FQ_RESOLVE_MS		2000
+/* should a receive ever be missing, retry after 0.16 ms, not rdma_cm's 655 ms */
+#define FQ_MIN_RNR_TIMER	IB_RNR_TIMER_000_16
 #define FQ_RETRY_MS		100
 
 /* connect private data; all fields network order */
@@ -223,9 +225,9 @@ static int fq_map_pages(struct fq_comm *comm, struct fq_tx_ent *ent, struct ib_s
  * @len: how many, up to the chunk size
  * @acked: bumped when the send has completed
  *
- * The caller checked fq_cm_can_send().  Zero-copy: the bytes must stay
- * put until @acked moves.  Through a slot: they are copied before this
- * returns, and @acked moves at once.
+ * The caller checked fq_cm_can_send().  Zero-copy (FQ_ZC_MIN_BYTES and
+ * up): the bytes must stay put until @acked moves.  Through a slot: they
+ * are copied before this returns, and @acked moves at once.
  * Context: process; hw_rwsem held for reading.  Return: 0 or -errno.
  */
 int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, u64 *acked)
@@ -241,6 +243,7 @@ int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, u64 *acked)
 	struct fq_tx_ent *ent;
 	u32 slot, ret;
 	int err = 0;
+	bool zc;
 
 	spin_lock_bh(&comm->lock);
 	slot = conn->tx_head++ % FQ_CREDITS;
@@ -250,10 +253,11 @@ int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, u64 *acked)
 	conn->ret_credits = 0;
 	ent = &conn->tx_ent[slot];
 	ent->nsge = 0;
-	ent->acked = comm->zero_copy ? acked : NULL;
+	zc = comm->zero_copy && len >= FQ_ZC_MIN_BYTES;
+	ent->acked = zc ? acked : NULL;
 	spin_unlock_bh(&comm->lock);
 
-	if (len && comm->zero_copy) {
+	if (zc) {
 		err = fq_map_pages(comm, ent, sge, data, len);
 		wr.num_sge = ent->nsge;
 		if (err) {
@@ -271,7 +275,7 @@ int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, u64 *acked)
 		sge[0].lkey = comm->pd->local_dma_lkey;
 		wr.num_sge = 1;
 	}
-	if (!comm->zero_copy)
+	if (!zc)
 		(*acked)++;
 	wr.ex.imm_data = cpu_to_be32(FQ_IMM_DATA | ret);
 	if (!err)
@@ -594,7 +598,7 @@ static int fq_cm_accept(struct fq_comm *comm, struct rdma_cm_id *id, struct rdma
 	atomic_inc(&fq_objects.cm_ids);
 	if (comm->has_tclass)
 		rdma_set_service_type(id, comm->tclass);
-	err = fq_conn_setup_qp(conn);
+	err = rdma_set_min_rnr_timer(id, FQ_MIN_RNR_TIMER) ?: fq_conn_setup_qp(conn);
 	if (!err) {
 		fq_conn_param(comm, conn, NULL, &param);
 		err = rdma_accept(id, &param);
@@ -777,7 +781,8 @@ static int fq_cm_try_connect(struct fq_comm *comm, struct fq_conn *conn, unsigne
 	if (err)
 		return err;
 	mutex_lock(&comm->setup_lock);
-	err = comm->state == FQ_COMM_CONNECTING ? fq_conn_setup_qp(conn) : -ECANCELED;
+	err = comm->state == FQ_COMM_CONNECTING ?
+	      rdma_set_min_rnr_timer(id, FQ_MIN_RNR_TIMER) ?: fq_conn_setup_qp(conn) : -ECANCELED;
 	mutex_unlock(&comm->setup_lock);
 	if (err)
 		return err;

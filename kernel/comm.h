@@ -27,6 +27,12 @@
 #define FQ_RECV_SLOTS		(FQ_CREDITS + FQ_CREDITS / FQ_CREDIT_BATCH)
 #define FQ_SEND_WRS		(FQ_CREDITS + FQ_CREDITS / FQ_CREDIT_BATCH + 1)
 #define FQ_MAX_SGE		32	/* zero-copy: pages one message may span */
+/*
+ * Smaller messages are copied through a slot even in zero-copy mode: the
+ * copy costs less than waiting for the send's acknowledgement, which a
+ * zero-copy step must do before it may end (make bench measures both).
+ */
+#define FQ_ZC_MIN_BYTES		16384
 
 /* immediate data: credits returned in the low 16 bits, the kind above */
 #define FQ_IMM_CREDITS		0xffffU

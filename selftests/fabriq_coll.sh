@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 17
+ktap_plan 20
 fq_load_fabriq || { ktap_diag "cannot load fabriq"; exit 1; }
 fq_ranks_up 8 || { ktap_diag "cannot set up 8 local ranks"; exit 1; }
 
@@ -45,6 +45,15 @@ check_match "debugfs comms/c0de-r1/peers: peer 0 up" "^0 +0 +198.19.0.1:19300 +[
 	"$(cat "$FQ_DBG/comms/c0de-r1/peers")"
 pkill -f -- '--port 19300'
 wait
+
+check_eq "fabriq -j bench: one JSON document, 2 sizes, 0 wrong" "2 0" \
+	"$(fq -j bench allreduce --ranks 2 --peers 198.19.0.1,198.19.0.2 -b 8 -e 16 -n 1 -c 1 \
+		--port 19400 | jq -r '"\(.results | length) \(.summary.wrong)"')"
+check_match "bench names a bad type and the valid ones" \
+	"bench: -d: 'float8' is not valid \(valid: int8, uint8" \
+	"$(fq bench allreduce --ranks 2 -d float8 2>&1)"
+check_match "bench names a bad rank count and the range" "--ranks: '99' is not valid \(valid: 1-16\)" \
+	"$(fq bench allreduce --ranks 99 2>&1)"
 
 objs() { cat "$FQ_DBG/objects"; }
 wait_for 10 sh -c "! grep -qv ' 0$' $FQ_DBG/objects"

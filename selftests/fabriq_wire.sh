@@ -6,10 +6,12 @@
 # (198.18.100.2) that runs fabriq too: `fabriq ping` round trips are
 # answered by the peer's fabriq, and every RoCEv2 packet that fabriq's QP
 # puts on eth0 carries the traffic class of the port's "tc" intent in its
-# IP header, as tcpdump captures it.  Not in TEST_PROGS: it needs the peer.
+# IP header, as tcpdump captures it.  Then a two-host allreduce (every
+# type, 8 B to 256 KiB, checked): this guest is rank 0 of `fabriq bench`,
+# the peer runs rank 1.  Not in TEST_PROGS: it needs the peer.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 7
+ktap_plan 9
 PEER=198.18.100.2
 tmp=$(mktemp -d)
 trap '[ -n "${cap:-}" ] && kill "$cap" 2>/dev/null; rm -rf "$tmp"' EXIT
@@ -44,4 +46,12 @@ ktap_diag "$n RoCEv2 packets to the peer captured with tc 106"
 check_true "the capture holds the connection and all five sends" [ "$n" -ge 6 ]
 fq qos set dev rxe0 tc 0
 check_eq "tc 0 again: tos 0x0" "tos 0x0" "$(capture tc0)"
+
+fq bench allreduce --rank 0 --peers 198.18.100.1,$PEER --id 0x3172 -b 8 -e 256K -f 8 -n 2 -w 0 \
+	-d all -c 1 > "$tmp/bench.out" 2>&1
+rc=$?
+sed -n '/ half /p; /Avg bus/p' "$tmp/bench.out" | sed 's/^/# /'
+check_eq "two-host allreduce, rank 0 of 2 across the wire (fabriq bench)" 0 "$rc"
+check_match "every type, every size: no wrong element" "Out of bounds values : 0 OK" \
+	"$(cat "$tmp/bench.out")"
 ktap_finish

@@ -174,8 +174,8 @@ static int discover(struct bench *b)
 			inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, addr,
 				  sizeof(addr));
 			b->addrs[found] = strdup(addr);
-			printf("#  Rank %2u device %-8s netdev %-10s address %s\n", found, names[k],
-			       ifname, addr);
+			out_text("#  Rank %2u device %-8s netdev %-10s address %s\n", found, names[k],
+				 ifname, addr);
 			found++;
 			break;
 		}
@@ -415,15 +415,20 @@ static void print_header(void)
 	       "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
 }
 
-static void print_half(double us, double bytes, double factor, long wrong)
+/* one placement's columns (JSON: an object named @key) */
+static void print_half(const char *key, double us, double bytes, double factor, long wrong)
 {
 	double algbw = bytes / us / 1e3;
 
-	printf(" %11.2f%8.2f%8.2f", us, algbw, algbw * factor);
-	if (wrong < 0)
+	out_begin_object(key);
+	out_double("time_us", " %11.2f", us);
+	out_double("algbw_gbps", "%8.2f", algbw);
+	out_double("busbw_gbps", "%8.2f", algbw * factor);
+	if (wrong < 0 && !out_is_json())
 		printf("%7s", "N/A");
 	else
-		printf("%7ld", wrong);
+		out_int("wrong", "%7lld", wrong);
+	out_end_object();
 }
 
 /* every (type, op) of one rank; rank 0 prints.  Return: wrong results or -errno. */
@@ -447,8 +452,13 @@ static long bench_rank(struct bench *b)
 			b->rank, strerror(-err));
 		return err;
 	}
-	if (b->rank == 0)
+	if (b->rank == 0 && !out_is_json())
 		print_header();
+	/* JSON: {"results": [rows], "summary": {...}} */
+	if (b->rank == 0) {
+		out_begin_object(NULL);
+		out_begin_array("results");
+	}
 	for (d = dt0; d <= dt1; d++) {
 		for (op = reduces ? op0 : 0; op <= (reduces ? op1 : 0); op++) {
 			/* avg exists for the floating-point types only */
@@ -485,13 +495,21 @@ static long bench_rank(struct bench *b)
 							}
 						}
 					}
-					printf("%13zu%14zu%10s%8s%8d", shown, shown / es, fabriq_dtype_name(d),
-					       reduces ? fabriq_op_name(op) : "none",
-					       (b->coll == FABRIQ_COLL_BROADCAST || b->coll == FABRIQ_COLL_REDUCE) ?
-					       (int)b->root : -1);
-					print_half(us[0], shown, bus_factor(b->coll, b->nranks), wrong[0]);
-					print_half(us[1], shown, bus_factor(b->coll, b->nranks), wrong[1]);
-					printf("\n");
+					out_begin_object(NULL);
+					out_uint("size", "%13llu", shown);
+					out_uint("count", "%14llu", shown / es);
+					out_str("type", "%10s", fabriq_dtype_name(d));
+					out_str("redop", "%8s", reduces ? fabriq_op_name(op) : "none");
+					out_int("root", "%8lld",
+						(b->coll == FABRIQ_COLL_BROADCAST ||
+						 b->coll == FABRIQ_COLL_REDUCE) ? (int)b->root : -1);
+					print_half("out_of_place", us[0], shown,
+						   bus_factor(b->coll, b->nranks), wrong[0]);
+					print_half("in_place", us[1], shown,
+						   bus_factor(b->coll, b->nranks), wrong[1]);
+					out_end_object();
+					out_text("\n");
+					out_flush_record();
 					fflush(stdout);
 					bw_sum += shown / us[1] / 1e3 * bus_factor(b->coll, b->nranks);
 					nbw++;
@@ -504,10 +522,21 @@ out:
 	if (err)
 		fprintf(stderr, "%s: bench: rank %u: %s failed: %s\n", prog, b->rank,
 			fabriq_coll_name(b->coll), strerror(-err));
-	if (!err && b->rank == 0) {
+	if (b->rank == 0)
+		out_end_array();
+	if (!err && b->rank == 0 && out_is_json()) {
+		out_begin_object("summary");
+		out_int("wrong", NULL, total_wrong);
+		out_double("avg_busbw_gbps", NULL, nbw ? bw_sum / nbw : 0);
+		out_end_object();
+	} else if (!err && b->rank == 0) {
 		printf("# Out of bounds values : %ld %s\n", total_wrong, total_wrong ? "FAILED" : "OK");
 		printf("# Avg bus bandwidth    : %g \n#\n", nbw ? bw_sum / nbw : 0);
 	}
+	if (b->rank == 0)
+		out_end_object();
+	if (b->rank == 0 && out_is_json())
+		printf("\n");
 	fabriq_comm_destroy(c);
 	return err ? err : total_wrong;
 }
@@ -535,7 +564,7 @@ int do_bench(int argc, char **argv)
 		return 1;
 	if (!b.id)
 		b.id = ((uint64_t)getpid() << 16) ^ (uint64_t)time(NULL);
-	printf("# fabriq bench %s: %u rank%s, %s\n", fabriq_coll_name(b.coll), b.nranks,
+	out_text("# fabriq bench %s: %u rank%s, %s\n", fabriq_coll_name(b.coll), b.nranks,
 	       b.nranks > 1 ? "s" : "", b.local ? "local" : "multi-host");
 	if (!b.local)
 		return bench_rank(&b) ? 1 : 0;
@@ -550,7 +579,9 @@ int do_bench(int argc, char **argv)
 		pids[r] = fork();
 		if (pids[r] == 0) {
 			b.rank = r;
-			_exit(bench_rank(&b) ? 1 : 0);
+			status = bench_rank(&b) ? 1 : 0;
+			fflush(stdout);
+			_exit(status);
 		}
 	}
 	for (r = 0; r < b.nranks; r++) {

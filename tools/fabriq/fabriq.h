@@ -42,6 +42,8 @@ void out_end_object(void);
 void out_str(const char *key, const char *text_fmt, const char *val);
 void out_uint(const char *key, const char *text_fmt, uint64_t val);
 void out_bool(const char *key, const char *text_true, bool val);
+void out_double(const char *key, const char *text_fmt, double val);
+void out_int(const char *key, const char *text_fmt, long long val);
 void out_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void out_flush_record(void);
 

@@ -95,7 +95,8 @@ int main(int argc, char **argv)
 		if (match(argv[0], objects[i].name))
 			return objects[i].run(argc - 1, argv + 1);
 
-	fprintf(stderr, "%s: unknown object '%s' (valid: dev, qos, ping, monitor)\nTry '%s help'.\n",
+	fprintf(stderr, "%s: unknown object '%s' (valid: dev, qos, ping, monitor, bench, comm)\n"
+		"Try '%s help'.\n",
 		prog, argv[0], prog);
 	return 1;
 }

@@ -139,6 +139,26 @@ void out_uint(const char *key, const char *text_fmt, uint64_t val)
 	}
 }
 
+void out_double(const char *key, const char *text_fmt, double val)
+{
+	if (out_is_json()) {
+		json_key(key);
+		printf("%.6g", val);
+	} else if (text_fmt) {
+		printf(text_fmt, val);
+	}
+}
+
+void out_int(const char *key, const char *text_fmt, long long val)
+{
+	if (out_is_json()) {
+		json_key(key);
+		printf("%lld", val);
+	} else if (text_fmt) {
+		printf(text_fmt, val);
+	}
+}
+
 void out_bool(const char *key, const char *text_true, bool val)
 {
 	if (out_is_json()) {
