@@ -14,15 +14,17 @@
  * place as soon as no unsent byte of the same step would be overwritten.
  *
  * User buffers are pinned (FOLL_LONGTERM) and mapped for the whole call;
- * the engine reads and writes them in place, so no copy to or from user
- * space happens after submission.  Messages go through the connection's
- * registered slots.
+ * the engine reads and writes them in place and sends straight from them.
+ * A small synchronous call (FQ_COPY_MAX_BYTES) works on kernel copies
+ * instead, copied out by the caller when it is done.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/pagemap.h>
+#include <linux/uaccess.h>
 #include <linux/sched/signal.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -33,6 +35,12 @@
 #include "reduce.h"
 
 #define FQ_MAX_OP_BYTES		SZ_1G
+/*
+ * A synchronous call moving at most this much works on kernel copies of
+ * the user buffers: copying is cheaper than pinning and mapping the pages
+ * (and tearing the mapping down) for every small call.
+ */
+#define FQ_COPY_MAX_BYTES	SZ_64K
 
 /* ---- user memory ---- */
 
@@ -69,10 +77,36 @@ static int fq_pin(struct fq_pin *p, u64 uaddr, u64 len, bool write)
 	return 0;
 }
 
+/* A kernel copy of a small user buffer: filled now (input), probed (output). */
+static int fq_copy_in(struct fq_pin *p, u64 uaddr, u64 len, bool write)
+{
+	if (!len)
+		return 0;
+	p->ptr = kvmalloc(len, GFP_KERNEL);
+	if (!p->ptr)
+		return -ENOMEM;
+	p->copy = true;
+	p->uaddr = uaddr;
+	p->len = len;
+	if (write)
+		return fault_in_writeable(u64_to_user_ptr(uaddr), len) ? -EFAULT : 0;
+	return copy_from_user(p->ptr, u64_to_user_ptr(uaddr), len) ? -EFAULT : 0;
+}
+
+/* the user's buffer, pinned, or copied when @copy */
+static int fq_user_buf(struct fq_pin *p, u64 uaddr, u64 len, bool write, bool copy)
+{
+	return copy ? fq_copy_in(p, uaddr, len, write) : fq_pin(p, uaddr, len, write);
+}
+
 static void fq_unpin(struct fq_pin *p, bool dirty)
 {
-	if (!p->pages)
+	if (p->copy)
+		kvfree(p->ptr);
+	if (!p->pages) {
+		memset(p, 0, sizeof(*p));
 		return;
+	}
 	if (p->vaddr)
 		vunmap(p->vaddr);
 	unpin_user_pages_dirty_lock(p->pages, p->npages, dirty);
@@ -123,8 +157,11 @@ static int fq_coll_check(struct fq_comm *comm, const struct fabriq_coll *req, u6
 	return 0;
 }
 
-/* Pin the buffers and lay out the work buffer (see algo.h). */
-static int fq_op_buffers(struct fq_comm *comm, struct fq_op *op, u64 blk)
+/*
+ * Pin the buffers (or copy them: @copy) and lay out the work buffer
+ * (see algo.h).
+ */
+static int fq_op_buffers(struct fq_comm *comm, struct fq_op *op, u64 blk, bool copy)
 {
 	const struct fabriq_coll *req = &op->req;
 	u64 all = blk * comm->nranks;
@@ -133,31 +170,31 @@ static int fq_op_buffers(struct fq_comm *comm, struct fq_op *op, u64 blk)
 
 	switch (req->coll) {
 	case FABRIQ_COLL_ALLREDUCE:
-		err = fq_pin(&op->in, req->sendbuf, blk, false) ?:
-		      fq_pin(&op->out, req->recvbuf, blk, true);
+		err = fq_user_buf(&op->in, req->sendbuf, blk, false, copy) ?:
+		      fq_user_buf(&op->out, req->recvbuf, blk, true, copy);
 		op->work = op->out.ptr;
 		break;
 	case FABRIQ_COLL_ALLGATHER:
-		err = fq_pin(&op->in, req->sendbuf, blk, false) ?:
-		      fq_pin(&op->out, req->recvbuf, all, true);
+		err = fq_user_buf(&op->in, req->sendbuf, blk, false, copy) ?:
+		      fq_user_buf(&op->out, req->recvbuf, all, true, copy);
 		op->work = op->out.ptr;
 		break;
 	case FABRIQ_COLL_REDUCESCATTER:
-		err = fq_pin(&op->in, req->sendbuf, all, false) ?:
-		      fq_pin(&op->out, req->recvbuf, blk, true);
+		err = fq_user_buf(&op->in, req->sendbuf, all, false, copy) ?:
+		      fq_user_buf(&op->out, req->recvbuf, blk, true, copy);
 		op->scratch = err || !all ? NULL : kvmalloc(all, GFP_KERNEL);
 		if (!err && all && !op->scratch)
 			err = -ENOMEM;
 		op->work = op->scratch;
 		break;
 	case FABRIQ_COLL_BROADCAST:
-		err = (root ? fq_pin(&op->in, req->sendbuf, blk, false) : 0) ?:
-		      fq_pin(&op->out, req->recvbuf, blk, true);
+		err = (root ? fq_user_buf(&op->in, req->sendbuf, blk, false, copy) : 0) ?:
+		      fq_user_buf(&op->out, req->recvbuf, blk, true, copy);
 		op->work = op->out.ptr;
 		break;
 	case FABRIQ_COLL_REDUCE:
-		err = fq_pin(&op->in, req->sendbuf, blk, false) ?:
-		      (root ? fq_pin(&op->out, req->recvbuf, blk, true) : 0);
+		err = fq_user_buf(&op->in, req->sendbuf, blk, false, copy) ?:
+		      (root ? fq_user_buf(&op->out, req->recvbuf, blk, true, copy) : 0);
 		if (!err && !root && blk) {
 			op->scratch = kvmalloc(blk, GFP_KERNEL);
 			err = op->scratch ? 0 : -ENOMEM;
@@ -165,8 +202,8 @@ static int fq_op_buffers(struct fq_comm *comm, struct fq_op *op, u64 blk)
 		op->work = root ? op->out.ptr : op->scratch;
 		break;
 	case FABRIQ_COLL_ALLTOALL:
-		err = fq_pin(&op->in, req->sendbuf, all, false) ?:
-		      fq_pin(&op->out, req->recvbuf, all, true);
+		err = fq_user_buf(&op->in, req->sendbuf, all, false, copy) ?:
+		      fq_user_buf(&op->out, req->recvbuf, all, true, copy);
 		/* in place (or overlapping): send from a copy of the input */
 		if (!err && all && req->sendbuf < req->recvbuf + all &&
 		    req->recvbuf < req->sendbuf + all) {
@@ -639,7 +676,7 @@ int fq_coll_submit(struct fq_comm *comm, struct fabriq_coll *req, bool async)
 	op = fq_op_new(comm, req, blk);
 	if (IS_ERR(op))
 		return PTR_ERR(op);
-	err = fq_op_buffers(comm, op, blk);
+	err = fq_op_buffers(comm, op, blk, !async && blk * comm->nranks <= FQ_COPY_MAX_BYTES);
 	if (!err)
 		err = fq_op_queue(comm, op, async, &inline_run);
 	if (err) {
@@ -661,6 +698,9 @@ int fq_coll_submit(struct fq_comm *comm, struct fabriq_coll *req, bool async)
 	}
 	err = op->status;
 	req->ns = op->req.ns;
+	if (!err && op->out.copy &&
+	    copy_to_user(u64_to_user_ptr(op->out.uaddr), op->out.ptr, op->out.len))
+		err = -EFAULT;
 	fq_op_free(op);
 	return err;
 }

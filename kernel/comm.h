@@ -29,7 +29,7 @@
 #define FQ_MAX_SGE		32	/* zero-copy: pages one message may span */
 /*
  * Smaller messages are copied through a slot even in zero-copy mode: the
- * copy costs less than waiting for the send's acknowledgement, which a
+ * copy costs less than waiting for the send's acknowledgment, which a
  * zero-copy step must do before it may end (make bench measures both).
  */
 #define FQ_ZC_MIN_BYTES		16384
@@ -160,15 +160,20 @@ enum fq_comm_state {
 };
 
 /**
- * struct fq_pin - a pinned range of user memory, mapped into the kernel
+ * struct fq_pin - a user buffer as the engine sees it: either pinned and
+ * mapped into the kernel, or (small synchronous calls) a kernel copy
  * @pages: the pinned pages; @npages: how many
  * @vaddr: their kernel mapping; @ptr: the user address's byte in it
+ * @copy: @ptr is a kernel copy of @len bytes at user address @uaddr
  */
 struct fq_pin {
 	struct page **pages;
 	int npages;
 	void *vaddr;
 	void *ptr;
+	bool copy;
+	u64 uaddr;
+	u64 len;
 };
 
 /**
