@@ -116,6 +116,18 @@ static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	wake_up_all(&comm->wq);
 }
 
+/* Message @msg of a transfer is done.  Context: comm->lock held. */
+static void fq_ack_mark(struct fq_ack *ack, u64 msg)
+{
+	if (WARN_ON_ONCE(msg < ack->prefix || msg - ack->prefix >= 64))
+		return;
+	ack->window |= 1ULL << (msg - ack->prefix);
+	while (ack->window & 1) {
+		ack->window >>= 1;
+		WRITE_ONCE(ack->prefix, ack->prefix + 1);
+	}
+}
+
 /* Sends complete in order: the oldest entry is this one, flushed or not. */
 static void fq_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -129,9 +141,9 @@ static void fq_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	for (i = 0; i < ent->nsge; i++)
 		ib_dma_unmap_page(comm->ibdev, ent->dma[i], ent->len[i], DMA_TO_DEVICE);
 	ent->nsge = 0;
-	if (ent->acked && wc->status == IB_WC_SUCCESS)
-		(*ent->acked)++;
-	ent->acked = NULL;
+	if (ent->ack && wc->status == IB_WC_SUCCESS)
+		fq_ack_mark(ent->ack, ent->msg);
+	ent->ack = NULL;
 	conn->tx_tail++;
 	conn->sq_used--;
 	comm->events++;
@@ -223,14 +235,15 @@ static int fq_map_pages(struct fq_comm *comm, struct fq_tx_ent *ent, struct ib_s
  * @conn: an established connection
  * @data: the bytes: kernel memory, or the mapping of pinned pages
  * @len: how many, up to the chunk size
- * @acked: bumped when the send has completed
+ * @ack: the transfer's; message @msg is marked done when the send completes
+ * @msg: the message's index in its transfer
  *
  * The caller checked fq_cm_can_send().  Zero-copy (FQ_ZC_MIN_BYTES and
- * up): the bytes must stay put until @acked moves.  Through a slot: they
- * are copied before this returns, and @acked moves at once.
+ * up): the bytes must stay put until @ack says so.  Through a slot: they
+ * are copied before this returns, and marked done at once.
  * Context: process; hw_rwsem held for reading.  Return: 0 or -errno.
  */
-int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, u64 *acked)
+int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, struct fq_ack *ack, u64 msg)
 {
 	struct fq_comm *comm = conn->comm;
 	struct ib_sge sge[FQ_MAX_SGE];
@@ -254,7 +267,8 @@ int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, u64 *acked)
 	ent = &conn->tx_ent[slot];
 	ent->nsge = 0;
 	zc = comm->zero_copy && len >= FQ_ZC_MIN_BYTES;
-	ent->acked = zc ? acked : NULL;
+	ent->ack = zc ? ack : NULL;
+	ent->msg = msg;
 	spin_unlock_bh(&comm->lock);
 
 	if (zc) {
@@ -275,8 +289,11 @@ int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, u64 *acked)
 		sge[0].lkey = comm->pd->local_dma_lkey;
 		wr.num_sge = 1;
 	}
-	if (!zc)
-		(*acked)++;
+	if (!zc) {
+		spin_lock_bh(&comm->lock);
+		fq_ack_mark(ack, msg);
+		spin_unlock_bh(&comm->lock);
+	}
 	wr.ex.imm_data = cpu_to_be32(FQ_IMM_DATA | ret);
 	if (!err)
 		err = ib_post_send(conn->id->qp, &wr, NULL);
@@ -429,29 +446,26 @@ void fq_cm_quiesce(struct fq_comm *comm, unsigned long timeout)
 
 /* ---- connection resources ---- */
 
+static void fq_free_slots(struct fq_conn *conn, void **buf, u64 *dma, u32 n,
+			  enum dma_data_direction dir)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		if (dma[i])
+			ib_dma_unmap_single(conn->comm->ibdev, dma[i], conn->comm->chunk, dir);
+		if (buf[i])
+			atomic_dec(&fq_objects.bufs);
+		kfree(buf[i]);
+		buf[i] = NULL;
+		dma[i] = 0;
+	}
+}
+
 static void fq_conn_free_bufs(struct fq_conn *conn)
 {
-	struct ib_device *dev = conn->comm->ibdev;
-	u32 i, chunk = conn->comm->chunk;
-
-	for (i = 0; i < FQ_RECV_SLOTS; i++) {
-		if (conn->rx_dma[i])
-			ib_dma_unmap_single(dev, conn->rx_dma[i], chunk, DMA_FROM_DEVICE);
-		if (conn->rx_buf[i])
-			atomic_dec(&fq_objects.bufs);
-		kfree(conn->rx_buf[i]);
-		conn->rx_buf[i] = NULL;
-		conn->rx_dma[i] = 0;
-	}
-	for (i = 0; i < FQ_CREDITS; i++) {
-		if (conn->tx_dma[i])
-			ib_dma_unmap_single(dev, conn->tx_dma[i], chunk, DMA_TO_DEVICE);
-		if (conn->tx_buf[i])
-			atomic_dec(&fq_objects.bufs);
-		kfree(conn->tx_buf[i]);
-		conn->tx_buf[i] = NULL;
-		conn->tx_dma[i] = 0;
-	}
+	fq_free_slots(conn, conn->rx_buf, conn->rx_dma, FQ_RECV_SLOTS, DMA_FROM_DEVICE);
+	fq_free_slots(conn, conn->tx_buf, conn->tx_dma, FQ_CREDITS, DMA_TO_DEVICE);
 }
 
 static int fq_map_slot(struct fq_comm *comm, void **buf, u64 *dma, enum dma_data_direction dir)

@@ -299,9 +299,9 @@ static bool fq_unsent_overlap(struct fq_comm *comm, struct fq_op *op, const stru
 		const struct fq_xfer *s = &st->x[j];
 
 		if (s->op != FQ_X_SEND || s->buf != st->x[i].buf || s->dep == (s8)i ||
-		    READ_ONCE(op->acked[j]) == xs[j].nmsg)
+		    READ_ONCE(op->acked[j].prefix) == xs[j].nmsg)
 			continue;
-		copied = min_t(u64, s->len, READ_ONCE(op->acked[j]) * comm->chunk);
+		copied = min_t(u64, s->len, READ_ONCE(op->acked[j].prefix) * comm->chunk);
 		a = s->off + copied;
 		b = s->off + s->len;
 		if (a < off + len && off < b)
@@ -329,7 +329,7 @@ static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, const struct fq_
 			break;
 		len = fq_msg_len(x, xs[i].msgs, comm->chunk);
 		err = fq_cm_send(conn, fq_xbuf(op, x) + x->off + xs[i].msgs * comm->chunk, len,
-				 &op->acked[i]);
+				 &op->acked[i], xs[i].msgs);
 		if (err)
 			return err;
 		peer->send_seq++;
@@ -410,7 +410,7 @@ static int fq_step_pass(struct fq_comm *comm, struct fq_op *op, const struct fq_
 		if (st->x[i].op == FQ_X_SEND) {
 			err = fq_pump_send(comm, op, st, xs, i, progress);
 			/* the pages are the caller's until the sends complete */
-			all &= READ_ONCE(op->acked[i]) == xs[i].nmsg;
+			all &= READ_ONCE(op->acked[i].prefix) == xs[i].nmsg;
 		} else {
 			err = fq_pump_recv(comm, op, st, xs, i, progress);
 			all &= xs[i].msgs == xs[i].nmsg;
@@ -439,7 +439,8 @@ static int fq_run_step(struct fq_comm *comm, struct fq_op *op, const struct fq_s
 	for (i = 0; i < st->n; i++) {
 		xs[i].nmsg = st->x[i].len ? DIV_ROUND_UP_ULL(st->x[i].len, comm->chunk) : 1;
 		xs[i].msgs = 0;
-		WRITE_ONCE(op->acked[i], 0);
+		op->acked[i].prefix = 0;
+		op->acked[i].window = 0;
 	}
 	for (;;) {
 		seen = READ_ONCE(comm->events);

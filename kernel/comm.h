@@ -62,16 +62,31 @@ struct fq_rx_ctx {
 };
 
 /**
+ * struct fq_ack - which messages of one transfer the engine is done with
+ * (copied out, or for zero-copy completed), which may happen out of order
+ * (channels, copied small messages behind zero-copy ones)
+ * @prefix: messages 0 .. prefix-1 are all done
+ * @window: bit i: message prefix + i is done (at most 4 channels x 8
+ *          sends are in flight, so 64 bits are enough)
+ */
+struct fq_ack {
+	u64 prefix;
+	u64 window;
+};
+
+/**
  * struct fq_tx_ent - a data send in flight
  * @nsge: pages mapped for a zero-copy send (0: it went through a slot)
  * @dma: their mappings, @len their lengths, unmapped at completion
- * @acked: counter of the sending transfer, bumped at completion
+ * @ack: the sending transfer's, marked at completion (zero-copy only)
+ * @msg: the message's index in that transfer
  */
 struct fq_tx_ent {
 	u8 nsge;
 	u64 dma[FQ_MAX_SGE];
 	u32 len[FQ_MAX_SGE];
-	u64 *acked;
+	struct fq_ack *ack;
+	u64 msg;
 };
 
 /**
@@ -188,7 +203,7 @@ struct fq_pin {
  * @work: where the schedule works; @src: what alltoall sends from
  * @status: the result
  * @done: completed by the engine (synchronous calls)
- * @acked: per transfer of the running step, zero-copy sends completed
+ * @acked: per transfer of the running step, the sends done with
  *         (here, not on the engine's stack: completions may come late)
  */
 struct fq_op {
@@ -204,7 +219,7 @@ struct fq_op {
 	void *src;
 	int status;
 	struct completion done;
-	u64 acked[FQ_STEP_MAX];
+	struct fq_ack acked[FQ_STEP_MAX];
 };
 
 /**
@@ -342,7 +357,7 @@ void fq_debugfs_comm_del(struct fq_comm *comm);
 /* cm.c */
 int fq_cm_connect_all(struct fq_comm *comm);
 void fq_cm_teardown(struct fq_comm *comm);
-int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, u64 *acked);
+int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, struct fq_ack *ack, u64 msg);
 bool fq_cm_tx_idle(struct fq_comm *comm);
 bool fq_cm_can_send(struct fq_conn *conn);
 int fq_cm_peek(struct fq_conn *conn, void **data, u32 *len);

@@ -314,8 +314,9 @@ static void test_kill(void)
 	}
 	check_true("rank killed mid-operation: the others' calls fail",
 		   results[0] < 0 && results[1] < 0, "a survivor did not see an error");
-	check_true("... within the 5 s operation timeout",
-		   elapsed[0] > 0 && elapsed[0] < 6 && elapsed[1] > 0 && elapsed[1] < 6,
+	/* the timeout counts from the last progress; 1 s grace for a closed peer */
+	check_true("... within the 5 s operation timeout (+2 s slack)",
+		   elapsed[0] > 0 && elapsed[0] < 7 && elapsed[1] > 0 && elapsed[1] < 7,
 		   "too slow");
 	printf("# survivors ended with %d and %d after %.2f s and %.2f s\n", results[0], results[1],
 	       elapsed[0], elapsed[1]);
