@@ -4,10 +4,11 @@
  * the /dev/fabriq file), cm.c (rdma_cm connections and the message
  * transport) and coll.c (the engine that runs the schedules).
  *
- * Lock order: fq_comms_lock, then fq_comm.setup_lock, then
- * fq_comm.hw_rwsem, then fq_comm.lock.  rdma_cm handlers take only
+ * Lock order: the file's lock, then fq_comm.run_lock, then fq_comms_lock,
+ * then fq_comm.hw_rwsem, then fq_comm.setup_lock, then fq_comm.lock
+ * (op_lock and done_lock are leaves).  rdma_cm handlers take only
  * setup_lock and lock, so teardown may wait for them while holding
- * hw_rwsem.
+ * hw_rwsem; teardown takes setup_lock alone first to stop them.
  */
 #ifndef _FABRIQ_COMM_H
 #define _FABRIQ_COMM_H
