@@ -439,7 +439,7 @@ static long bench_rank(struct bench *b)
 	int reduces = b->coll == FABRIQ_COLL_ALLREDUCE || b->coll == FABRIQ_COLL_REDUCE ||
 		      b->coll == FABRIQ_COLL_REDUCESCATTER;
 	double bw_sum = 0, us[2];
-	long wrong[2], total_wrong = 0;
+	long wrong[2], total_wrong = 0, my_wrong = 0;
 	struct fabriq_comm *c;
 	int d, op, p, err, nbw = 0;
 	size_t bytes, es, count;
@@ -477,6 +477,8 @@ static long bench_rank(struct bench *b)
 					memcpy(shared->us[b->rank], us, sizeof(us));
 					memcpy(shared->wrong[b->rank], wrong, sizeof(wrong));
 				}
+				/* every rank checks its own results */
+				my_wrong += (wrong[0] > 0 ? wrong[0] : 0) + (wrong[1] > 0 ? wrong[1] : 0);
 				/* everyone has reported */
 				err = fabriq_barrier(c, NULL);
 				if (err)
@@ -537,8 +539,12 @@ out:
 		out_end_object();
 	if (b->rank == 0 && out_is_json())
 		printf("\n");
+	/* a multi-host rank other than 0 prints no table: its own verdict */
+	if (!err && b->rank && !b->local)
+		printf("# Out of bounds values (rank %u) : %ld %s\n", b->rank, my_wrong,
+		       my_wrong ? "FAILED" : "OK");
 	fabriq_comm_destroy(c);
-	return err ? err : total_wrong;
+	return err ? err : total_wrong + my_wrong;
 }
 
 int do_bench(int argc, char **argv)
