@@ -79,6 +79,13 @@ static int fq_post_recv(struct fq_conn *conn, u32 slot)
 	return ib_post_recv(conn->id->qp, &wr, NULL);
 }
 
+/* fabriq's own traffic on the port (telemetry), when the port is known */
+static void fq_own_add(struct fq_comm *comm, enum fq_own_ctr c, u64 v)
+{
+	if (comm->own)
+		atomic64_add(v, &comm->own[c]);
+}
+
 static void fq_wc_error(struct fq_comm *comm, struct ib_wc *wc, const char *what)
 {
 	if (wc->status == IB_WC_WR_FLUSH_ERR)
@@ -94,8 +101,15 @@ static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct fq_comm *comm = conn->comm;
 	u32 imm;
 
-	if (wc->status != IB_WC_SUCCESS)
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR) {
+			spin_lock(&comm->lock);
+			conn->st.errors++;
+			spin_unlock(&comm->lock);
+			fq_own_add(comm, FQ_OWN_ERRORS, 1);
+		}
 		return fq_wc_error(comm, wc, "receive");
+	}
 	if (!(wc->wc_flags & IB_WC_WITH_IMM)) {
 		fq_comm_fail(comm, -EPROTO);
 		return;
@@ -104,6 +118,10 @@ static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_lock(&comm->lock);
 	conn->credits += imm & FQ_IMM_CREDITS;
 	if (imm & FQ_IMM_DATA) {
+		conn->st.rx_wrs++;
+		conn->st.rx_bytes += wc->byte_len;
+		fq_own_add(comm, FQ_OWN_RX_WRS, 1);
+		fq_own_add(comm, FQ_OWN_RX_BYTES, wc->byte_len);
 		conn->rxq[conn->rx_tail % FQ_RECV_SLOTS].slot = rx->slot;
 		conn->rxq[conn->rx_tail % FQ_RECV_SLOTS].len = wc->byte_len;
 		conn->rx_tail++;
@@ -128,6 +146,29 @@ static void fq_ack_mark(struct fq_ack *ack, u64 msg)
 	}
 }
 
+/* A data send completed.  Context: comm->lock held. */
+static void fq_tx_account(struct fq_conn *conn, const struct fq_tx_ent *ent,
+			  enum ib_wc_status status)
+{
+	struct fq_comm *comm = conn->comm;
+	u64 lat = ktime_get_ns() - ent->t_post;
+
+	if (status == IB_WC_WR_FLUSH_ERR)
+		return;
+	if (status != IB_WC_SUCCESS) {
+		conn->st.errors++;
+		fq_own_add(comm, FQ_OWN_ERRORS, 1);
+		return;
+	}
+	conn->st.tx_wrs++;
+	conn->st.tx_bytes += ent->bytes;
+	conn->st.cqe_ns += lat;
+	conn->st.cqe_max_ns = max(conn->st.cqe_max_ns, lat);
+	fq_own_add(comm, FQ_OWN_TX_WRS, 1);
+	fq_own_add(comm, FQ_OWN_TX_BYTES, ent->bytes);
+	fq_own_add(comm, FQ_OWN_CQE_NS, lat);
+}
+
 /* Sends complete in order: the oldest entry is this one, flushed or not. */
 static void fq_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -138,6 +179,7 @@ static void fq_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	spin_lock(&comm->lock);
 	ent = &conn->tx_ent[conn->tx_tail % FQ_CREDITS];
+	fq_tx_account(conn, ent, wc->status);
 	for (i = 0; i < ent->nsge; i++)
 		ib_dma_unmap_page(comm->ibdev, ent->dma[i], ent->len[i], DMA_TO_DEVICE);
 	ent->nsge = 0;
@@ -269,6 +311,8 @@ int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, struct fq_ack *a
 	zc = comm->zero_copy && len >= FQ_ZC_MIN_BYTES;
 	ent->ack = zc ? ack : NULL;
 	ent->msg = msg;
+	ent->bytes = len;
+	ent->t_post = ktime_get_ns();
 	spin_unlock_bh(&comm->lock);
 
 	if (zc) {
@@ -835,6 +879,20 @@ static int fq_cm_connect_one(struct fq_comm *comm, struct fq_conn *conn, unsigne
 	}
 }
 
+/* Count this communicator's traffic on the port its address is on. */
+static void fq_cm_own_port(struct fq_comm *comm, struct rdma_cm_id *id)
+{
+	struct fabriq_dev *fdev = fabriq_dev_get_by_index(id->device->index);
+	struct fabriq_port *port = fdev ? fabriq_dev_port(fdev, id->port_num) : NULL;
+
+	if (!port || !port->tm) {
+		fabriq_dev_put(fdev);
+		return;
+	}
+	comm->fdev = fdev;
+	comm->own = port->tm->own;
+}
+
 static int fq_cm_listen(struct fq_comm *comm)
 {
 	struct rdma_cm_id *id;
@@ -855,6 +913,7 @@ static int fq_cm_listen(struct fq_comm *comm)
 	mutex_lock(&comm->setup_lock);
 	comm->ibdev = id->device;
 	mutex_unlock(&comm->setup_lock);
+	fq_cm_own_port(comm, id);
 	return rdma_listen(id, min_t(u32, comm->nranks * comm->nch, 1024));
 }
 

@@ -20,6 +20,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
@@ -384,6 +385,8 @@ static int fq_pump_recv(struct fq_comm *comm, struct fq_op *op, const struct fq_
 		peer->rx_bytes += want;
 		xs[i].msgs++;
 		*progress = true;
+		if (xs[i].msgs == xs[i].nmsg)
+			fq_stats_step_wait(comm, peer, x->len);
 	}
 	/* credits that could not go out with a full send queue */
 	for (j = 0; j < comm->nch; j++) {
@@ -436,6 +439,10 @@ static int fq_run_step(struct fq_comm *comm, struct fq_op *op, const struct fq_s
 	u32 i;
 	int ret;
 
+	/* debugfs fault knob: this rank is slow to start each step */
+	if (READ_ONCE(comm->fault_delay_us))
+		fsleep(min_t(u32, READ_ONCE(comm->fault_delay_us), USEC_PER_SEC));
+	comm->step_t0 = ktime_get_ns();
 	for (i = 0; i < st->n; i++) {
 		xs[i].nmsg = st->x[i].len ? DIV_ROUND_UP_ULL(st->x[i].len, comm->chunk) : 1;
 		xs[i].msgs = 0;
@@ -475,10 +482,13 @@ static int fq_coll_run(struct fq_comm *comm, struct fq_op *op)
 	int err = 0;
 
 	fq_op_prepare(comm, op, blk);
+	fq_stats_op_start(comm, op);
 	/* a zero-byte call moves nothing on any rank; a barrier always syncs */
 	if (blk || op->req.coll == FABRIQ_COLL_BARRIER)
-		for (k = 0; !err && fq_sched_step(&op->sched, k, &st); k++)
+		for (k = 0; !err && fq_sched_step(&op->sched, k, &st); k++) {
+			comm->step_k = k;
 			err = fq_run_step(comm, op, &st);
+		}
 	if (!err)
 		fq_op_finish(comm, op, blk);
 	return err;
@@ -532,6 +542,8 @@ static int fq_coll_exec(struct fq_comm *comm, struct fq_op *op)
 	if (err)
 		return err;
 	err = fq_coll_run(comm, op);
+	if (!err)
+		fq_stats_op_done(comm, op, ktime_to_ns(ktime_sub(ktime_get(), op->t0)));
 	if (err) {
 		fq_coll_abort(comm, err);
 		/* zero-copy sends in flight read the caller's pages: wait for the flush */

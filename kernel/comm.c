@@ -74,6 +74,8 @@ static void fq_comm_free(struct fq_comm *comm)
 				kfree(comm->peers[r].ch[c]);
 	kvfree(comm->peers);
 	kvfree(comm->addrs);
+	kvfree(comm->slow_scratch);
+	fabriq_dev_put(comm->fdev);
 	kfree(comm);
 	atomic_dec(&fq_objects.comms);
 }
@@ -159,6 +161,7 @@ static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 	mutex_init(&comm->setup_lock);
 	init_rwsem(&comm->hw_rwsem);
 	spin_lock_init(&comm->lock);
+	spin_lock_init(&comm->stats_lock);
 	init_waitqueue_head(&comm->wq);
 	mutex_init(&comm->run_lock);
 	mutex_init(&comm->op_lock);
@@ -171,7 +174,8 @@ static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 
 	comm->addrs = kvcalloc(ci->nranks, sizeof(*comm->addrs), GFP_KERNEL);
 	comm->peers = kvcalloc(ci->nranks, sizeof(*comm->peers), GFP_KERNEL);
-	if (!comm->addrs || !comm->peers)
+	comm->slow_scratch = kvcalloc(ci->nranks, sizeof(*comm->slow_scratch), GFP_KERNEL);
+	if (!comm->addrs || !comm->peers || !comm->slow_scratch)
 		goto err;
 	for (r = 0; r < ci->nranks; r++) {
 		comm->peers[r].rank = r;

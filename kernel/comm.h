@@ -22,6 +22,7 @@
 #include <linux/fabriq.h>
 
 #include "algo.h"
+#include "telemetry.h"
 
 #define FQ_CREDITS		8	/* data messages in flight per connection */
 #define FQ_CREDIT_BATCH		(FQ_CREDITS / 2)	/* return credits in batches this big */
@@ -88,6 +89,28 @@ struct fq_tx_ent {
 	u32 len[FQ_MAX_SGE];
 	struct fq_ack *ack;
 	u64 msg;
+	u64 t_post;
+	u32 bytes;
+};
+
+/**
+ * struct fq_qp_stats - what one QP carried; under fq_comm.lock
+ * @tx_wrs: data sends completed
+ * @tx_bytes: their payload
+ * @rx_wrs: data messages received
+ * @rx_bytes: their payload
+ * @errors: completions in error (flushes after a close are not errors)
+ * @cqe_ns: send post -> completion, summed over @tx_wrs
+ * @cqe_max_ns: the slowest
+ */
+struct fq_qp_stats {
+	u64 tx_wrs;
+	u64 tx_bytes;
+	u64 rx_wrs;
+	u64 rx_bytes;
+	u64 errors;
+	u64 cqe_ns;
+	u64 cqe_max_ns;
 };
 
 /**
@@ -116,6 +139,7 @@ struct fq_tx_ent {
  * @sq_used: work requests on the send queue
  * @rxq: data messages received, in order: slot and length
  * @rx_head: next message to consume; @rx_tail: next to fill
+ * @st: what the QP carried
  */
 struct fq_conn {
 	u8 cm_kind;
@@ -148,6 +172,7 @@ struct fq_conn {
 	} rxq[FQ_RECV_SLOTS];
 	u32 rx_head;
 	u32 rx_tail;
+	struct fq_qp_stats st;
 };
 
 /**
@@ -157,6 +182,17 @@ struct fq_conn {
  * @send_seq: data messages sent to it (the engine's; picks the channel)
  * @recv_seq: data messages taken from it (the engine's)
  * @tx_bytes: payload sent; @rx_bytes: payload received
+ *
+ * Step waits (the engine's; readers take fq_comm.stats_lock):
+ * @steps: steps that waited for data from this peer
+ * @wait_ns: time from step start to the peer's last message, summed
+ * @wait_max_ns: the longest such wait
+ * @wait_last_ns: the waits of the last operation, summed
+ * @op_wait_ns: the waits of the operation running now
+ * @op_seen: the running operation received from this peer
+ * @slow_ops: consecutive operations the slow-peer condition held
+ * @fine_ops: consecutive operations it did not, while raised
+ * @slow: the slow-peer detector's state
  */
 struct fq_peer {
 	u32 rank;
@@ -165,6 +201,51 @@ struct fq_peer {
 	u64 recv_seq;
 	u64 tx_bytes;
 	u64 rx_bytes;
+	u64 steps;
+	u64 wait_ns;
+	u64 wait_max_ns;
+	u64 wait_last_ns;
+	u64 op_wait_ns;
+	bool op_seen;
+	u32 slow_ops;
+	u32 fine_ops;
+	struct fq_det_state slow;
+};
+
+#define FQ_STEP_LOG	64	/* steps of the last operation kept for debugfs "steps" */
+
+/* one recorded wait: in step @step, the data from @peer was all in after @wait_ns */
+struct fq_step_rec {
+	u32 step;
+	u32 peer;
+	u64 wait_ns;
+	u64 bytes;
+};
+
+/**
+ * struct fq_comm_stats - a communicator's operation timing
+ * @hist: per enum fabriq_coll_type, log2 buckets of operation times (ns)
+ * @count: operations per type
+ * @sum_ns: their times summed
+ * @min_ns: the fastest
+ * @max_ns: the slowest
+ * @steps: the waits of the last operation, in order (at most FQ_STEP_LOG)
+ * @nsteps: entries in @steps
+ * @steps_dropped: waits of the last operation that did not fit
+ * @steps_seq: the last operation's sequence number
+ * @steps_coll: and its type
+ */
+struct fq_comm_stats {
+	u64 hist[__FABRIQ_COLL_MAX][FABRIQ_HIST_BUCKETS];
+	u64 count[__FABRIQ_COLL_MAX];
+	u64 sum_ns[__FABRIQ_COLL_MAX];
+	u64 min_ns[__FABRIQ_COLL_MAX];
+	u64 max_ns[__FABRIQ_COLL_MAX];
+	struct fq_step_rec steps[FQ_STEP_LOG];
+	u32 nsteps;
+	u32 steps_dropped;
+	u64 steps_seq;
+	u8 steps_coll;
 };
 
 enum fq_comm_state {
@@ -267,6 +348,14 @@ struct fq_op {
  * @ops_done: operations completed; @ops_failed: ... with an error
  * @bytes: payload bytes the operations moved (sent)
  * @dbg_dir: debugfs comms/<id>
+ * @fdev: the device of @own, with a reference (NULL before listening)
+ * @own: the port's counters of fabriq's own traffic (enum fq_own_ctr)
+ * @stats_lock: protects @stats and the step-wait fields of the peers
+ * @stats: operation timing
+ * @step_t0: when the running step started (the engine's)
+ * @step_k: its number
+ * @fault_delay_us: debugfs fault knob: sleep this long before each step
+ * @slow_scratch: room to sort the peers' waits (slow-peer detector)
  */
 struct fq_comm {
 	u8 cm_kind;
@@ -319,6 +408,14 @@ struct fq_comm {
 	atomic64_t ops_failed;
 	atomic64_t bytes;
 	struct dentry *dbg_dir;
+	struct fabriq_dev *fdev;
+	atomic64_t *own;
+	spinlock_t stats_lock;		/* see above */
+	struct fq_comm_stats stats;
+	u64 step_t0;
+	u32 step_k;
+	u32 fault_delay_us;
+	u64 *slow_scratch;
 };
 
 /* objects fabriq holds, for leak checks (debugfs "objects") */
@@ -354,6 +451,16 @@ extern const struct nla_policy fq_nl_comm_policy[FABRIQ_A_COMM_MAX + 1];
 void fq_debugfs_comm_init(void);
 void fq_debugfs_comm_add(struct fq_comm *comm);
 void fq_debugfs_comm_del(struct fq_comm *comm);
+
+/* comm_stats.c */
+void fq_stats_op_start(struct fq_comm *comm, struct fq_op *op);
+void fq_stats_step_wait(struct fq_comm *comm, struct fq_peer *peer, u64 bytes);
+void fq_stats_op_done(struct fq_comm *comm, struct fq_op *op, u64 ns);
+void fq_stats_hist_pct(const u64 *hist, u64 count, u64 *p50, u64 *p99, u64 *p999);
+void fq_stats_show_hist(struct seq_file *s, struct fq_comm *comm);
+void fq_stats_show_steps(struct seq_file *s, struct fq_comm *comm);
+void fq_stats_peer_qp(struct fq_comm *comm, struct fq_peer *peer, struct fq_qp_stats *sum,
+		      u32 *outstanding);
 
 /* cm.c */
 int fq_cm_connect_all(struct fq_comm *comm);

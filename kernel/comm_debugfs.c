@@ -6,13 +6,23 @@
  *   comms/<id>-r<rank>/summary   one communicator: ranks, state, device,
  *                                algorithm settings, operations, bytes
  *   comms/<id>-r<rank>/peers     one line per peer and channel: address,
- *                                QP, state, credits, messages and bytes
+ *                                QP, state, credits, messages, bytes, the
+ *                                QP's completions, errors, sends in flight
+ *                                and mean completion time, and the peer's
+ *                                step waits (total, last operation, slow)
+ *   comms/<id>-r<rank>/histogram operation times per collective: count,
+ *                                mean, p50/p99/p99.9 and the log2 buckets
+ *   comms/<id>-r<rank>/steps     the last operation: per step and peer, how
+ *                                long the step waited for that peer's data
+ *   comms/<id>-r<rank>/fault_delay_us  fault knob: this rank sleeps so long
+ *                                before each step (capped at 1 s)
  *
  * The rank is part of the name because several ranks of one communicator
  * may run on one host.  Readers take setup_lock, under which teardown
  * clears what they look at; debugfs_remove_recursive() waits for them.
  */
 #include <linux/debugfs.h>
+#include <linux/math64.h>
 #include <linux/seq_file.h>
 
 #include "fabriq.h"
@@ -51,12 +61,15 @@ static int fq_comm_peers_show(struct seq_file *s, void *unused)
 	struct fq_comm *comm = s->private;
 	struct fq_peer *p;
 	struct fq_conn *c;
-	u32 r, ch, credits, qpn;
+	u32 r, ch, credits, qpn, inflight;
+	struct fq_qp_stats qs;
+	u64 wait, wait_last;
 	bool up;
 
-	seq_printf(s, "%-6s %-3s %-40s %-8s %-5s %-7s %10s %10s %14s %14s\n", "peer", "ch",
-		   "address", "qpn", "state", "credits", "msgs_tx", "msgs_rx", "bytes_tx",
-		   "bytes_rx");
+	seq_printf(s, "%-6s %-3s %-40s %-8s %-5s %-7s %10s %10s %14s %14s %10s %6s %8s %11s %14s %14s %4s\n",
+		   "peer", "ch", "address", "qpn", "state", "credits", "msgs_tx", "msgs_rx",
+		   "bytes_tx", "bytes_rx", "cqes", "errors", "inflight", "cqe_avg_ns", "wait_ns",
+		   "wait_last_ns", "slow");
 	mutex_lock(&comm->setup_lock);
 	for (r = 0; r < comm->nranks; r++) {
 		if (r == comm->rank)
@@ -68,16 +81,39 @@ static int fq_comm_peers_show(struct seq_file *s, void *unused)
 			spin_lock_bh(&comm->lock);
 			credits = c->credits;
 			up = c->established;
+			qs = c->st;
+			inflight = c->tx_head - c->tx_tail;
 			spin_unlock_bh(&comm->lock);
-			seq_printf(s, "%-6u %-3u %-40pISpc %-8u %-5s %-7u %10llu %10llu %14llu %14llu\n",
+			spin_lock_bh(&comm->stats_lock);
+			wait = p->wait_ns;
+			wait_last = p->wait_last_ns;
+			spin_unlock_bh(&comm->stats_lock);
+			seq_printf(s, "%-6u %-3u %-40pISpc %-8u %-5s %-7u %10llu %10llu %14llu %14llu %10llu %6llu %8u %11llu %14llu %14llu %4s\n",
 				   r, ch, &comm->addrs[r], qpn, up ? "up" : "down", credits,
-				   p->send_seq, p->recv_seq, p->tx_bytes, p->rx_bytes);
+				   p->send_seq, p->recv_seq, p->tx_bytes, p->rx_bytes, qs.tx_wrs,
+				   qs.errors, inflight,
+				   qs.tx_wrs ? div64_u64(qs.cqe_ns, qs.tx_wrs) : 0, wait, wait_last,
+				   p->slow.raised ? "yes" : "no");
 		}
 	}
 	mutex_unlock(&comm->setup_lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(fq_comm_peers);
+
+static int fq_comm_histogram_show(struct seq_file *s, void *unused)
+{
+	fq_stats_show_hist(s, s->private);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(fq_comm_histogram);
+
+static int fq_comm_steps_show(struct seq_file *s, void *unused)
+{
+	fq_stats_show_steps(s, s->private);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(fq_comm_steps);
 
 static int fq_objects_file_show(struct seq_file *s, void *unused)
 {
@@ -102,6 +138,10 @@ void fq_debugfs_comm_add(struct fq_comm *comm)
 	comm->dbg_dir = debugfs_create_dir(name, fq_dbg_comms);
 	debugfs_create_file("summary", 0444, comm->dbg_dir, comm, &fq_comm_summary_fops);
 	debugfs_create_file("peers", 0444, comm->dbg_dir, comm, &fq_comm_peers_fops);
+	debugfs_create_file("histogram", 0444, comm->dbg_dir, comm, &fq_comm_histogram_fops);
+	debugfs_create_file("steps", 0444, comm->dbg_dir, comm, &fq_comm_steps_fops);
+	/* fault injection: sleep this many microseconds before each step */
+	debugfs_create_u32("fault_delay_us", 0600, comm->dbg_dir, &comm->fault_delay_us);
 }
 
 void fq_debugfs_comm_del(struct fq_comm *comm)

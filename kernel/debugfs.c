@@ -17,6 +17,7 @@
 #include <linux/seq_file.h>
 
 #include "fabriq.h"
+#include "telemetry.h"
 
 static struct dentry *fabriq_dbg_root;
 static struct dentry *fabriq_dbg_devices;
@@ -100,6 +101,7 @@ void fabriq_debugfs_dev_add(struct fabriq_dev *fdev)
 				    &fabriq_port_info_fops);
 		debugfs_create_file("qos", 0444, port->dbg_dir, port,
 				    &fabriq_port_qos_fops);
+		fq_tm_debugfs_port_add(port);
 	}
 }
 
@@ -150,6 +152,7 @@ void fabriq_debugfs_init(void)
 {
 	fabriq_dbg_root = debugfs_create_dir("fabriq", NULL);
 	fabriq_dbg_devices = debugfs_create_dir("devices", fabriq_dbg_root);
+	fq_tm_debugfs_init();
 }
 
 /**

@@ -17,6 +17,7 @@
 #include "compat.h"
 #include "fabriq.h"
 #include "comm.h"
+#include "telemetry.h"
 #include "fabriq_backend.h"
 
 /* protects fabriq_devs and every fabriq_dev.list; also fabriq_dev.name writes */
@@ -28,7 +29,10 @@ static struct ib_client fabriq_ib_client;
 static void fabriq_dev_release(struct kref *ref)
 {
 	struct fabriq_dev *fdev = container_of(ref, struct fabriq_dev, ref);
+	u32 i;
 
+	for (i = 0; i < fdev->num_ports; i++)
+		fq_tm_port_free(&fdev->ports[i]);
 	mutex_destroy(&fdev->lock);
 	kfree(fdev);
 }
@@ -293,8 +297,14 @@ static struct fabriq_dev *fabriq_dev_alloc(struct ib_device *ibdev)
 		fdev->ports[i].fdev = fdev;
 		fdev->ports[i].num = fdev->start_port + i;
 		INIT_WORK(&fdev->ports[i].event_work, fabriq_port_event_work);
+		if (fq_tm_port_alloc(&fdev->ports[i]))
+			goto err_free;
 	}
 	return fdev;
+
+err_free:
+	fabriq_dev_put(fdev);
+	return NULL;
 }
 
 /* Keep the list sorted by index so dumps can resume from an index. */
@@ -314,6 +324,7 @@ static void fabriq_dev_link(struct fabriq_dev *fdev)
 static int fabriq_ib_add(struct ib_device *ibdev)
 {
 	struct fabriq_dev *fdev;
+	u32 i;
 
 	fdev = fabriq_dev_alloc(ibdev);
 	if (!fdev)
@@ -326,8 +337,11 @@ static int fabriq_ib_add(struct ib_device *ibdev)
 	fabriq_dev_link(fdev);
 	fabriq_debugfs_dev_add(fdev);
 	fabriq_nl_notify_dev(fdev, FABRIQ_CMD_DEV_ADD_NTF, NULL);
-	if (!fdev->unsupported)
+	if (!fdev->unsupported) {
 		fabriq_qos_dev_added(ibdev);
+		for (i = 0; i < fdev->num_ports; i++)
+			fq_tm_port_start(&fdev->ports[i]);
+	}
 	dev_dbg(&ibdev->dev, "fabriq: attached%s\n", fdev->unsupported ? " (unsupported)" : "");
 	return 0;
 }
@@ -343,6 +357,10 @@ static void fabriq_ib_remove(struct ib_device *ibdev, void *client_data)
 	 * removes clients in reverse order), so nothing waits for them later.
 	 */
 	fq_comm_dev_removed(ibdev);
+
+	/* The samplers call into the driver; they stop before it goes. */
+	for (i = 0; i < fdev->num_ports; i++)
+		fq_tm_port_stop(&fdev->ports[i]);
 
 	ib_unregister_event_handler(&fdev->event_handler);
 	for (i = 0; i < fdev->num_ports; i++)

@@ -17,6 +17,7 @@
 
 struct dentry;
 struct fabriq_dev;
+struct fq_tm_port;
 
 /**
  * struct fabriq_port - one port of an RDMA device
@@ -24,12 +25,14 @@ struct fabriq_dev;
  * @num: port number as the verbs know it
  * @event_work: refreshes listeners after an async port event
  * @dbg_dir: debugfs directory devices/<dev>/port<N>
+ * @tm: the port's telemetry sampler (telemetry.h); lives as long as @fdev
  */
 struct fabriq_port {
 	struct fabriq_dev *fdev;
 	u32 num;
 	struct work_struct event_work;
 	struct dentry *dbg_dir;
+	struct fq_tm_port *tm;
 };
 
 /**
@@ -121,6 +124,10 @@ int fabriq_qos_ecn_get(struct ib_device *ibdev, u32 port, u8 prio,
 		       struct fabriq_ecn_prio *ecn);
 int fabriq_qos_ecn_set(struct ib_device *ibdev, u32 port, u8 prio,
 		       const struct fabriq_ecn_prio *ecn, struct netlink_ext_ack *extack);
+
+/* qos_ib.c: the local SMA, for telemetry */
+int fabriq_smp_get(struct ib_device *ibdev, u32 port, __be16 attr_id, u32 attr_mod,
+		   void *out, size_t len);
 
 /* qos.c: what the device and debugfs files tell the QoS intent store */
 struct seq_file;

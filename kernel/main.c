@@ -14,6 +14,7 @@
 #include "fabriq.h"
 #include "qos.h"
 #include "comm.h"
+#include "telemetry.h"
 
 #define FABRIQ_VERSION "0.1.0"
 
@@ -23,9 +24,17 @@ static int __init fabriq_init(void)
 
 	fabriq_debugfs_init();
 
-	err = fabriq_nl_init();
+	err = fq_det_init();
 	if (err)
 		goto err_debugfs;
+
+	err = fq_tm_init();
+	if (err)
+		goto err_det;
+
+	err = fabriq_nl_init();
+	if (err)
+		goto err_tm;
 
 	err = fabriq_qos_init();
 	if (err)
@@ -54,6 +63,10 @@ err_qos:
 	fabriq_qos_exit();
 err_nl:
 	fabriq_nl_exit();
+err_tm:
+	fq_tm_exit();
+err_det:
+	fq_det_exit();
 err_debugfs:
 	fabriq_debugfs_exit();
 	return err;
@@ -66,6 +79,8 @@ static void __exit fabriq_exit(void)
 	fabriq_device_exit();
 	fabriq_qos_exit();
 	fabriq_nl_exit();
+	fq_tm_exit();
+	fq_det_exit();
 	fabriq_debugfs_exit();
 	pr_info("unloaded\n");
 }

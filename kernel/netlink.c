@@ -19,6 +19,7 @@
 #include "fabriq.h"
 #include "qos.h"
 #include "comm.h"
+#include "telemetry.h"
 
 enum fabriq_nl_mcgrp {
 	FABRIQ_NLGRP_EVENTS,
@@ -332,6 +333,25 @@ static const struct genl_ops fabriq_nl_ops[] = {
 		.dumpit = fq_nl_comm_get_dumpit,
 		.policy = fq_nl_comm_policy,
 		.maxattr = FABRIQ_A_COMM_MAX,
+	},
+	{
+		.cmd = FABRIQ_CMD_STATS_GET,
+		.dumpit = fq_nl_stats_get_dumpit,
+		.policy = fq_nl_stats_policy,
+		.maxattr = FABRIQ_A_STATS_MAX,
+	},
+	{
+		.cmd = FABRIQ_CMD_CONFIG_GET,
+		.doit = fq_nl_config_get_doit,
+		.policy = fq_nl_config_policy,
+		.maxattr = FABRIQ_A_CONFIG_MAX,
+	},
+	{
+		.cmd = FABRIQ_CMD_CONFIG_SET,
+		.doit = fq_nl_config_set_doit,
+		.policy = fq_nl_config_policy,
+		.maxattr = FABRIQ_A_CONFIG_MAX,
+		.flags = GENL_ADMIN_PERM,
 	},
 };
 

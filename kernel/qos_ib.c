@@ -20,6 +20,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "compat.h"
+#include "fabriq.h"
 #include "qos.h"
 
 #define FABRIQ_VLARB_BLOCK_ENTRIES	32
@@ -99,6 +100,30 @@ static int fabriq_smp(struct ib_device *ibdev, u32 port, u8 method, __be16 attr_
 			memcpy(data, rsp->data, FABRIQ_SMP_DATA_LEN);
 	}
 	kfree(io);
+	return err;
+}
+
+/**
+ * fabriq_smp_get() - read one SMA attribute of a local port
+ * @ibdev: the device
+ * @port: the port
+ * @attr_id: IB_SMP_ATTR_*
+ * @attr_mod: the attribute modifier
+ * @out: filled with the first @len bytes of the attribute
+ * @len: at most 64
+ *
+ * Context: process context.  Return: 0 or -errno (see fabriq_smp()).
+ */
+int fabriq_smp_get(struct ib_device *ibdev, u32 port, __be16 attr_id, u32 attr_mod,
+		   void *out, size_t len)
+{
+	u8 data[FABRIQ_SMP_DATA_LEN] = {};
+	u16 status;
+	int err;
+
+	err = fabriq_smp(ibdev, port, IB_MGMT_METHOD_GET, attr_id, attr_mod, data, &status);
+	if (!err)
+		memcpy(out, data, min_t(size_t, len, sizeof(data)));
 	return err;
 }
 

@@ -4,7 +4,8 @@
  *
  * main.c dispatches objects; nl.c talks netlink; output.c prints text or
  * JSON; names.c turns uapi enums into words; one file per CLI object
- * (dev.c, qos.c with qos_cfg.c, ping.c, monitor.c).
+ * (dev.c, qos.c with qos_cfg.c, ping.c, monitor.c, bench.c, comm.c,
+ * stats.c with stats_model.c and stats_prom.c, top.c).
  */
 #ifndef FABRIQ_CLI_H
 #define FABRIQ_CLI_H
@@ -56,6 +57,11 @@ const char *fq_transport_name(unsigned int v);
 const char *fq_speed_name(unsigned int v);
 const char *fq_width_name(unsigned int v);
 const char *fq_attr_name(uint8_t cmd, const struct nlattr *outer, unsigned int type);
+const char *fq_det_name(unsigned int v);
+const char *fq_sev_name(unsigned int v);
+const char *fq_ctr_name(unsigned int v);
+const char *fq_pause_name(unsigned int v);
+int fq_det_lookup(const char *name);
 
 /* one entry point per object */
 int do_dev(int argc, char **argv);
@@ -64,6 +70,10 @@ int do_qos(int argc, char **argv);
 int do_ping(int argc, char **argv);
 int do_bench(int argc, char **argv);
 int do_comm(int argc, char **argv);
+int do_stats(int argc, char **argv);
+int do_top(int argc, char **argv);
+void stats_usage(void);
+void top_usage(void);
 void comm_usage(void);
 void bench_usage(void);
 void ping_usage(void);

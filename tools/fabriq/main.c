@@ -39,7 +39,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: fabriq [OPTIONS] OBJECT { COMMAND | help }\n"
 		"       fabriq help\n"
-		"where  OBJECT := { dev | qos | ping | monitor | bench | comm }\n"
+		"where  OBJECT := { dev | qos | ping | monitor | bench | comm | stats | top }\n"
 		"       OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n"
 		"\n"
 		"  -j, -json     JSON output\n"
@@ -57,6 +57,8 @@ static const struct {
 	{ "monitor", do_monitor },
 	{ "bench", do_bench },
 	{ "comm", do_comm },
+	{ "stats", do_stats },
+	{ "top", do_top },
 };
 
 int main(int argc, char **argv)
@@ -95,7 +97,7 @@ int main(int argc, char **argv)
 		if (match(argv[0], objects[i].name))
 			return objects[i].run(argc - 1, argv + 1);
 
-	fprintf(stderr, "%s: unknown object '%s' (valid: dev, qos, ping, monitor, bench, comm)\n"
+	fprintf(stderr, "%s: unknown object '%s' (valid: dev, qos, ping, monitor, bench, comm, stats, top)\n"
 		"Try '%s help'.\n",
 		prog, argv[0], prog);
 	return 1;

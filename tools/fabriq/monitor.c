@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * monitor.c - `fabriq monitor`: print events from the "events" group as
- * they happen, one line (or one JSON object) each.
+ * they happen, one line (or one JSON object) each: device and QoS
+ * notifications and the telemetry detectors' events.
  *
  *   fabriq monitor [count N]
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -21,7 +23,9 @@ void monitor_usage(void)
 		"Usage: fabriq monitor [count N]\n"
 		"       fabriq monitor help\n"
 		"where  N := events to print before exiting (1-%d; default: until interrupted)\n"
-		"Events: dev-add, dev-del, dev-rename, port-change, qos-drift, qos-warn.\n"
+		"Events: dev-add, dev-del, dev-rename, port-change, qos-drift, qos-warn,\n"
+		"        and the detectors' (raised and cleared): slow-peer, link-degraded,\n"
+		"        pfc-storm, ecn-anomaly, vl-congestion, error-rate, latency, bw-drop.\n"
 		"Needs CAP_NET_ADMIN.\n",
 		INT_MAX);
 }
@@ -33,7 +37,73 @@ static const char *const event_names[] = {
 	[FABRIQ_CMD_PORT_CHANGE_NTF] = "port-change",
 	[FABRIQ_CMD_QOS_DRIFT_NTF] = "qos-drift",
 	[FABRIQ_CMD_QOS_WARN_NTF] = "qos-warn",
+	[FABRIQ_CMD_EVENT_NTF] = "detector",
 };
+
+static struct nla_policy event_policy[FABRIQ_A_EVENT_MAX + 1] = {
+	[FABRIQ_A_EVENT_DETECTOR] = { .type = NLA_U8 },
+	[FABRIQ_A_EVENT_SEVERITY] = { .type = NLA_U8 },
+	[FABRIQ_A_EVENT_CLEARED] = { .type = NLA_FLAG },
+	[FABRIQ_A_EVENT_DEV_INDEX] = { .type = NLA_U32 },
+	[FABRIQ_A_EVENT_DEV_NAME] = { .type = NLA_STRING },
+	[FABRIQ_A_EVENT_PORT] = { .type = NLA_U32 },
+	[FABRIQ_A_EVENT_PRIO] = { .type = NLA_U8 },
+	[FABRIQ_A_EVENT_VL] = { .type = NLA_U8 },
+	[FABRIQ_A_EVENT_COMM_ID] = { .type = NLA_U64 },
+	[FABRIQ_A_EVENT_PEER_RANK] = { .type = NLA_U32 },
+	[FABRIQ_A_EVENT_VALUE] = { .type = NLA_U64 },
+	[FABRIQ_A_EVENT_THRESHOLD] = { .type = NLA_U64 },
+	[FABRIQ_A_EVENT_WINDOW_MS] = { .type = NLA_U32 },
+	[FABRIQ_A_EVENT_TIME_NS] = { .type = NLA_U64 },
+};
+
+/* A detector's event: "pfc-storm raised critical dev D port 1 prio 3 value ..." */
+static void event_print(struct nl_msg *msg)
+{
+	struct nlattr *tb[FABRIQ_A_EVENT_MAX + 1];
+	char buf[INET6_ADDRSTRLEN] = "", id[24];
+	struct nlattr *a;
+
+	if (fq_nl_parse(msg, tb, FABRIQ_A_EVENT_MAX, event_policy) || !tb[FABRIQ_A_EVENT_DETECTOR])
+		return;
+	out_begin_object(NULL);
+	out_str("event", "%s ", "detector");
+	out_str("detector", "%s ", fq_det_name(nla_get_u8(tb[FABRIQ_A_EVENT_DETECTOR])));
+	out_str("state", "%s ", tb[FABRIQ_A_EVENT_CLEARED] ? "cleared" : "raised");
+	if (tb[FABRIQ_A_EVENT_SEVERITY])
+		out_str("severity", "severity %s ", fq_sev_name(nla_get_u8(tb[FABRIQ_A_EVENT_SEVERITY])));
+	if (tb[FABRIQ_A_EVENT_DEV_NAME])
+		out_str("dev", "dev %s ", nla_get_string(tb[FABRIQ_A_EVENT_DEV_NAME]));
+	if (tb[FABRIQ_A_EVENT_PORT])
+		out_uint("port", "port %llu ", nla_get_u32(tb[FABRIQ_A_EVENT_PORT]));
+	if (tb[FABRIQ_A_EVENT_PRIO])
+		out_uint("priority", "prio %llu ", nla_get_u8(tb[FABRIQ_A_EVENT_PRIO]));
+	if (tb[FABRIQ_A_EVENT_VL])
+		out_uint("vl", "vl %llu ", nla_get_u8(tb[FABRIQ_A_EVENT_VL]));
+	if (tb[FABRIQ_A_EVENT_COMM_ID]) {
+		snprintf(id, sizeof(id), "0x%llx",
+			 (unsigned long long)nla_get_u64(tb[FABRIQ_A_EVENT_COMM_ID]));
+		out_str("comm", "comm %s ", id);
+	}
+	if (tb[FABRIQ_A_EVENT_PEER_RANK])
+		out_uint("peer", "peer %llu ", nla_get_u32(tb[FABRIQ_A_EVENT_PEER_RANK]));
+	a = tb[FABRIQ_A_EVENT_PEER_ADDR];
+	if (a && (nla_len(a) == 4 || nla_len(a) == 16)) {
+		inet_ntop(nla_len(a) == 4 ? AF_INET : AF_INET6, nla_data(a), buf, sizeof(buf));
+		out_str("address", "address %s ", buf);
+	}
+	if (tb[FABRIQ_A_EVENT_VALUE])
+		out_uint("value", "value %llu ", nla_get_u64(tb[FABRIQ_A_EVENT_VALUE]));
+	if (tb[FABRIQ_A_EVENT_THRESHOLD])
+		out_uint("threshold", "threshold %llu ", nla_get_u64(tb[FABRIQ_A_EVENT_THRESHOLD]));
+	if (tb[FABRIQ_A_EVENT_WINDOW_MS])
+		out_uint("window_ms", "window_ms %llu", nla_get_u32(tb[FABRIQ_A_EVENT_WINDOW_MS]));
+	if (tb[FABRIQ_A_EVENT_TIME_NS] && out_is_json())
+		out_uint("time_ns", "", nla_get_u64(tb[FABRIQ_A_EVENT_TIME_NS]));
+	out_end_object();
+	out_text("\n");
+	out_flush_record();
+}
 
 static long remaining = -1;
 
@@ -43,7 +113,9 @@ static int on_event(struct nl_msg *msg, void *arg)
 
 	if (gh->cmd >= sizeof(event_names) / sizeof(event_names[0]) || !event_names[gh->cmd])
 		return 0;
-	if (gh->cmd == FABRIQ_CMD_QOS_DRIFT_NTF || gh->cmd == FABRIQ_CMD_QOS_WARN_NTF)
+	if (gh->cmd == FABRIQ_CMD_EVENT_NTF)
+		event_print(msg);
+	else if (gh->cmd == FABRIQ_CMD_QOS_DRIFT_NTF || gh->cmd == FABRIQ_CMD_QOS_WARN_NTF)
 		qos_event_print(msg, event_names[gh->cmd]);
 	else
 		dev_print(msg, event_names[gh->cmd]);

@@ -91,10 +91,58 @@ static const char *const ping_attrs[] = {
  * The name of attribute @type in a request of command @cmd; @outer is the
  * nest it sits in (NULL at the top level).
  */
+/* Sets "config" and "config-det", and "stats" (STATS_GET filters). */
+static const char *const config_attrs[] = {
+	[FABRIQ_A_CONFIG_INTERVAL_MS] = "interval-ms",
+	[FABRIQ_A_CONFIG_RING_SAMPLES] = "ring-samples",
+	[FABRIQ_A_CONFIG_DET] = "det",
+	[FABRIQ_A_CONFIG_EVENTS_PER_SEC] = "events-per-sec",
+	[FABRIQ_A_CONFIG_EVENTS_SUPPRESSED] = "events-suppressed",
+};
+
+static const char *const config_det_attrs[] = {
+	[FABRIQ_A_CONFIG_DET_ID] = "det id",
+	[FABRIQ_A_CONFIG_DET_ENABLED] = "det enabled",
+	[FABRIQ_A_CONFIG_DET_THRESHOLD] = "det threshold",
+	[FABRIQ_A_CONFIG_DET_WINDOW_MS] = "det window-ms",
+	[FABRIQ_A_CONFIG_DET_LIMIT] = "det limit",
+};
+
+static const char *const stats_attrs[] = {
+	[FABRIQ_A_STATS_DEV_INDEX] = "dev-index",
+	[FABRIQ_A_STATS_DEV_NAME] = "dev-name",
+	[FABRIQ_A_STATS_PORT] = "port",
+	[FABRIQ_A_STATS_COMM_ID] = "comm-id",
+};
+
+static const char *const det_names[] = FABRIQ_DET_NAMES;
+static const char *const sev_names[] = FABRIQ_SEV_NAMES;
+static const char *const ctr_names[] = FABRIQ_CTR_NAMES;
+static const char *const pause_names[] = FABRIQ_PAUSE_NAMES;
+
+const char *fq_det_name(unsigned int v) { return NAME(det_names, v); }
+const char *fq_sev_name(unsigned int v) { return NAME(sev_names, v); }
+const char *fq_ctr_name(unsigned int v) { return NAME(ctr_names, v); }
+const char *fq_pause_name(unsigned int v) { return NAME(pause_names, v); }
+
+int fq_det_lookup(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(det_names) / sizeof(det_names[0]); i++)
+		if (match(name, det_names[i]))
+			return i;
+	return -1;
+}
+
 const char *fq_attr_name(uint8_t cmd, const struct nlattr *outer, unsigned int type)
 {
 	if (cmd == FABRIQ_CMD_PING)
 		return NAME(ping_attrs, type);
+	if (cmd == FABRIQ_CMD_STATS_GET)
+		return NAME(stats_attrs, type);
+	if (cmd == FABRIQ_CMD_CONFIG_SET || cmd == FABRIQ_CMD_CONFIG_GET)
+		return outer ? NAME(config_det_attrs, type) : NAME(config_attrs, type);
 	if (cmd != FABRIQ_CMD_QOS_GET && cmd != FABRIQ_CMD_QOS_SET)
 		return NAME(dev_attrs, type);
 	if (!outer)

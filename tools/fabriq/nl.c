@@ -94,6 +94,8 @@ int fq_nl_parse(struct nl_msg *msg, struct nlattr **tb, int max, struct nla_poli
 /* Does attribute @a (inside @outer, NULL at the top) of a @cmd request hold attributes? */
 static bool is_nest(uint8_t cmd, const struct nlattr *outer, const struct nlattr *a)
 {
+	if (cmd == FABRIQ_CMD_CONFIG_SET)
+		return !outer && nla_type(a) == FABRIQ_A_CONFIG_DET;
 	if (cmd != FABRIQ_CMD_QOS_SET && cmd != FABRIQ_CMD_QOS_GET)
 		return false;
 	if (!outer)

@@ -305,12 +305,7 @@ static const char *const fq_op_names[] = {
 	[FABRIQ_OP_MIN] = "min", [FABRIQ_OP_AVG] = "avg", [FABRIQ_OP_BAND] = "band",
 	[FABRIQ_OP_BOR] = "bor", [FABRIQ_OP_BXOR] = "bxor",
 };
-static const char *const fq_coll_names[] = {
-	[FABRIQ_COLL_ALLREDUCE] = "allreduce", [FABRIQ_COLL_ALLGATHER] = "allgather",
-	[FABRIQ_COLL_REDUCESCATTER] = "reducescatter", [FABRIQ_COLL_BROADCAST] = "broadcast",
-	[FABRIQ_COLL_REDUCE] = "reduce", [FABRIQ_COLL_BARRIER] = "barrier",
-	[FABRIQ_COLL_ALLTOALL] = "alltoall",
-};
+static const char *const fq_coll_names[] = FABRIQ_COLL_NAMES;
 static const char *const fq_algo_names[] = {
 	[FABRIQ_ALGO_AUTO] = "auto", [FABRIQ_ALGO_RING] = "ring", [FABRIQ_ALGO_RD] = "rd",
 	[FABRIQ_ALGO_TREE] = "tree", [FABRIQ_ALGO_DIRECT] = "direct",

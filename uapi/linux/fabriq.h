@@ -33,6 +33,10 @@ enum fabriq_cmd {
 	FABRIQ_CMD_QOS_WARN_NTF,	/* events: settings that disagree (QOS_MESSAGE) */
 	FABRIQ_CMD_PING,		/* do, CAP_NET_ADMIN: RC round trips to a peer fabriq */
 	FABRIQ_CMD_COMM_GET,		/* dump: communicators (set "comm"), filter by COMM_ID */
+	FABRIQ_CMD_STATS_GET,		/* dump: telemetry (set "stats"), filter by dev/port/comm */
+	FABRIQ_CMD_CONFIG_GET,		/* do: sampler and detector settings (set "config") */
+	FABRIQ_CMD_CONFIG_SET,		/* do, CAP_NET_ADMIN: change them */
+	FABRIQ_CMD_EVENT_NTF,		/* events: a detector raised or cleared (set "event") */
 
 	__FABRIQ_CMD_MAX,
 	FABRIQ_CMD_MAX = __FABRIQ_CMD_MAX - 1
@@ -264,6 +268,290 @@ enum fabriq_comm_peer_attr {
 	FABRIQ_A_COMM_PEER_MAX = __FABRIQ_A_COMM_PEER_MAX - 1
 };
 
+/*
+ * Telemetry.  The counter catalogue: every counter fabriq samples on a
+ * port, whatever its source (rdma_hw_stats, IB PMA, the netdev's ethtool
+ * statistics, or fabriq's own traffic).  The values double as attribute
+ * types of the COUNTERS and RATES nests of set "stats"; a counter the
+ * device lacks is left out, never reported as 0.
+ */
+enum fabriq_ctr {
+	FABRIQ_CTR_UNSPEC,
+	FABRIQ_CTR_TX_BYTES,		/* u64: bytes sent on the port */
+	FABRIQ_CTR_RX_BYTES,
+	FABRIQ_CTR_TX_PKTS,
+	FABRIQ_CTR_RX_PKTS,
+	FABRIQ_CTR_CNP_SENT,		/* RoCE congestion: CNPs sent (notification point) */
+	FABRIQ_CTR_CNP_HANDLED,		/* CNPs acted on (reaction point) */
+	FABRIQ_CTR_CNP_IGNORED,
+	FABRIQ_CTR_ECN_MARKED,		/* ECN-marked packets received */
+	FABRIQ_CTR_OUT_OF_SEQ,		/* out-of-sequence requests received */
+	FABRIQ_CTR_SEQ_ERR,		/* sequence error NAKs received */
+	FABRIQ_CTR_RETRANSMITS,
+	FABRIQ_CTR_RNR_NAK_RCVD,
+	FABRIQ_CTR_RNR_NAK_SENT,
+	FABRIQ_CTR_RNR_RETRY_EXC,	/* RNR retries exhausted */
+	FABRIQ_CTR_TIMEOUTS,		/* local ACK timeouts / transport retries exhausted */
+	FABRIQ_CTR_LINK_DOWNED,
+	FABRIQ_CTR_SYMBOL_ERRORS,
+	FABRIQ_CTR_RX_ERRORS,		/* IB PortRcvErrors */
+	FABRIQ_CTR_TX_DISCARDS,		/* IB PortXmitDiscards */
+	FABRIQ_CTR_XMIT_WAIT,		/* IB PortXmitWait, ticks */
+	FABRIQ_CTR_TX_PAUSE,		/* RoCE: pause frames, all priorities */
+	FABRIQ_CTR_RX_PAUSE,
+	FABRIQ_CTR_TX_PAUSE_DURATION,	/* microseconds, all priorities */
+	FABRIQ_CTR_RX_PAUSE_DURATION,
+	FABRIQ_CTR_OWN_TX_BYTES,	/* fabriq's own traffic on the port */
+	FABRIQ_CTR_OWN_RX_BYTES,
+	FABRIQ_CTR_OWN_TX_WRS,
+	FABRIQ_CTR_OWN_RX_WRS,
+	FABRIQ_CTR_OWN_ERRORS,		/* work completions in error */
+	FABRIQ_CTR_OWN_CQE_NS,		/* sum of send post -> completion times */
+
+	__FABRIQ_CTR_MAX,
+	FABRIQ_CTR_MAX = __FABRIQ_CTR_MAX - 1
+};
+
+#define FABRIQ_CTR_NAMES {						\
+	[FABRIQ_CTR_TX_BYTES] = "tx_bytes", [FABRIQ_CTR_RX_BYTES] = "rx_bytes",	\
+	[FABRIQ_CTR_TX_PKTS] = "tx_pkts", [FABRIQ_CTR_RX_PKTS] = "rx_pkts",	\
+	[FABRIQ_CTR_CNP_SENT] = "cnp_sent", [FABRIQ_CTR_CNP_HANDLED] = "cnp_handled",	\
+	[FABRIQ_CTR_CNP_IGNORED] = "cnp_ignored",			\
+	[FABRIQ_CTR_ECN_MARKED] = "ecn_marked",				\
+	[FABRIQ_CTR_OUT_OF_SEQ] = "out_of_seq", [FABRIQ_CTR_SEQ_ERR] = "seq_err",	\
+	[FABRIQ_CTR_RETRANSMITS] = "retransmits",			\
+	[FABRIQ_CTR_RNR_NAK_RCVD] = "rnr_nak_rcvd",			\
+	[FABRIQ_CTR_RNR_NAK_SENT] = "rnr_nak_sent",			\
+	[FABRIQ_CTR_RNR_RETRY_EXC] = "rnr_retry_exc",			\
+	[FABRIQ_CTR_TIMEOUTS] = "timeouts",				\
+	[FABRIQ_CTR_LINK_DOWNED] = "link_downed",			\
+	[FABRIQ_CTR_SYMBOL_ERRORS] = "symbol_errors",			\
+	[FABRIQ_CTR_RX_ERRORS] = "rx_errors",				\
+	[FABRIQ_CTR_TX_DISCARDS] = "tx_discards",			\
+	[FABRIQ_CTR_XMIT_WAIT] = "xmit_wait",				\
+	[FABRIQ_CTR_TX_PAUSE] = "tx_pause", [FABRIQ_CTR_RX_PAUSE] = "rx_pause",	\
+	[FABRIQ_CTR_TX_PAUSE_DURATION] = "tx_pause_duration",		\
+	[FABRIQ_CTR_RX_PAUSE_DURATION] = "rx_pause_duration",		\
+	[FABRIQ_CTR_OWN_TX_BYTES] = "own_tx_bytes",			\
+	[FABRIQ_CTR_OWN_RX_BYTES] = "own_rx_bytes",			\
+	[FABRIQ_CTR_OWN_TX_WRS] = "own_tx_wrs",				\
+	[FABRIQ_CTR_OWN_RX_WRS] = "own_rx_wrs",				\
+	[FABRIQ_CTR_OWN_ERRORS] = "own_errors",				\
+	[FABRIQ_CTR_OWN_CQE_NS] = "own_cqe_ns" }
+
+/* Per-priority pause counters (set "stats-prio"), RoCE ports. */
+enum fabriq_pause_ctr {
+	FABRIQ_PAUSE_RX,
+	FABRIQ_PAUSE_TX,
+	FABRIQ_PAUSE_RX_DURATION,	/* microseconds */
+	FABRIQ_PAUSE_TX_DURATION,
+	FABRIQ_PAUSE_NUM
+};
+
+#define FABRIQ_PAUSE_NAMES {						\
+	[FABRIQ_PAUSE_RX] = "rx_pause", [FABRIQ_PAUSE_TX] = "tx_pause",	\
+	[FABRIQ_PAUSE_RX_DURATION] = "rx_pause_duration",		\
+	[FABRIQ_PAUSE_TX_DURATION] = "tx_pause_duration" }
+
+#define FABRIQ_NUM_VL		16
+
+/*
+ * attribute set "stats": FABRIQ_CMD_STATS_GET.  A request may carry
+ * DEV_INDEX or DEV_NAME (and PORT), or COMM_ID, to filter.  The dump has
+ * one message per port (PORT present) and one per communicator (COMM_ID).
+ */
+enum fabriq_stats_attr {
+	FABRIQ_A_STATS_UNSPEC,
+	FABRIQ_A_STATS_PAD,
+	FABRIQ_A_STATS_DEV_INDEX,	/* u32 */
+	FABRIQ_A_STATS_DEV_NAME,	/* string */
+	FABRIQ_A_STATS_PORT,		/* u32 */
+	FABRIQ_A_STATS_LINK_LAYER,	/* u8: enum fabriq_link_layer */
+	FABRIQ_A_STATS_TIME_NS,		/* u64: CLOCK_MONOTONIC of the newest sample */
+	FABRIQ_A_STATS_INTERVAL_MS,	/* u32: the sampler's interval (0: off) */
+	FABRIQ_A_STATS_SAMPLES,		/* u32: samples in the ring now */
+	FABRIQ_A_STATS_SAMPLE_NS,	/* u64: mean time one sample of this port took */
+	FABRIQ_A_STATS_COUNTERS,	/* nest: attribute type = enum fabriq_ctr, u64 values */
+	FABRIQ_A_STATS_RATES,		/* nest: the same counters, per second */
+	FABRIQ_A_STATS_PRIO,		/* nest, multi: set "stats-prio" */
+	FABRIQ_A_STATS_VL,		/* nest, multi: set "stats-vl" */
+	FABRIQ_A_STATS_COMM_ID,		/* u64 */
+	FABRIQ_A_STATS_COMM_RANK,	/* u32 */
+	FABRIQ_A_STATS_COMM_NRANKS,	/* u32 */
+	FABRIQ_A_STATS_COLL,		/* nest, multi: set "stats-coll" */
+	FABRIQ_A_STATS_PEER,		/* nest, multi: set "stats-peer" */
+
+	__FABRIQ_A_STATS_MAX,
+	FABRIQ_A_STATS_MAX = __FABRIQ_A_STATS_MAX - 1
+};
+
+enum fabriq_stats_prio_attr {
+	FABRIQ_A_STATS_PRIO_UNSPEC,
+	FABRIQ_A_STATS_PRIO_PAD,
+	FABRIQ_A_STATS_PRIO_PRIO,	/* u8: 0-7 */
+	FABRIQ_A_STATS_PRIO_COUNTERS,	/* nest: type = enum fabriq_pause_ctr + 1, u64 */
+	FABRIQ_A_STATS_PRIO_RATES,	/* nest: the same, per second */
+
+	__FABRIQ_A_STATS_PRIO_MAX,
+	FABRIQ_A_STATS_PRIO_MAX = __FABRIQ_A_STATS_PRIO_MAX - 1
+};
+
+enum fabriq_stats_vl_attr {
+	FABRIQ_A_STATS_VL_UNSPEC,
+	FABRIQ_A_STATS_VL_PAD,
+	FABRIQ_A_STATS_VL_VL,		/* u8: 0-15 */
+	FABRIQ_A_STATS_VL_XMIT_WAIT,	/* u64: PortVLXmitWait ticks */
+	FABRIQ_A_STATS_VL_XMIT_WAIT_RATE,	/* u64: ticks per second */
+
+	__FABRIQ_A_STATS_VL_MAX,
+	FABRIQ_A_STATS_VL_MAX = __FABRIQ_A_STATS_VL_MAX - 1
+};
+
+#define FABRIQ_HIST_BUCKETS	64	/* bucket b: durations in [2^b, 2^(b+1)) ns */
+
+enum fabriq_stats_coll_attr {
+	FABRIQ_A_STATS_COLL_UNSPEC,
+	FABRIQ_A_STATS_COLL_PAD,
+	FABRIQ_A_STATS_COLL_TYPE,	/* u8: enum fabriq_coll_type */
+	FABRIQ_A_STATS_COLL_COUNT,	/* u64: operations that completed */
+	FABRIQ_A_STATS_COLL_SUM_NS,	/* u64 */
+	FABRIQ_A_STATS_COLL_MIN_NS,	/* u64 */
+	FABRIQ_A_STATS_COLL_MAX_NS,	/* u64 */
+	FABRIQ_A_STATS_COLL_P50_NS,	/* u64: upper bound of the bucket holding it */
+	FABRIQ_A_STATS_COLL_P99_NS,	/* u64 */
+	FABRIQ_A_STATS_COLL_P999_NS,	/* u64 */
+	FABRIQ_A_STATS_COLL_BUCKETS,	/* binary: u64 counts, host order, from BUCKET_FIRST on */
+	FABRIQ_A_STATS_COLL_BUCKET_FIRST,	/* u8: the bucket BUCKETS starts with */
+
+	__FABRIQ_A_STATS_COLL_MAX,
+	FABRIQ_A_STATS_COLL_MAX = __FABRIQ_A_STATS_COLL_MAX - 1
+};
+
+enum fabriq_stats_peer_attr {
+	FABRIQ_A_STATS_PEER_UNSPEC,
+	FABRIQ_A_STATS_PEER_PAD,
+	FABRIQ_A_STATS_PEER_RANK,	/* u32 */
+	FABRIQ_A_STATS_PEER_ADDR,	/* binary[4|16] */
+	FABRIQ_A_STATS_PEER_TX_BYTES,	/* u64: over all its QPs */
+	FABRIQ_A_STATS_PEER_RX_BYTES,	/* u64 */
+	FABRIQ_A_STATS_PEER_TX_WRS,	/* u64: sends posted */
+	FABRIQ_A_STATS_PEER_RX_WRS,	/* u64: receives completed */
+	FABRIQ_A_STATS_PEER_ERRORS,	/* u64: completions in error */
+	FABRIQ_A_STATS_PEER_OUTSTANDING,	/* u32: sends in flight now */
+	FABRIQ_A_STATS_PEER_CQE_AVG_NS,	/* u64: send post -> completion, mean */
+	FABRIQ_A_STATS_PEER_CQE_MAX_NS,	/* u64 */
+	FABRIQ_A_STATS_PEER_STEPS,	/* u64: steps that waited for this peer */
+	FABRIQ_A_STATS_PEER_WAIT_NS,	/* u64: total step wait for this peer */
+	FABRIQ_A_STATS_PEER_WAIT_MAX_NS,	/* u64 */
+	FABRIQ_A_STATS_PEER_WAIT_LAST_NS,	/* u64: in the last operation */
+	FABRIQ_A_STATS_PEER_SLOW,	/* flag: the slow-peer detector has it raised */
+
+	__FABRIQ_A_STATS_PEER_MAX,
+	FABRIQ_A_STATS_PEER_MAX = __FABRIQ_A_STATS_PEER_MAX - 1
+};
+
+/* The detectors; the thresholds and windows are in set "config-det". */
+enum fabriq_detector {
+	FABRIQ_DET_SLOW_PEER,		/* value: wait / median of the others, x100 */
+	FABRIQ_DET_LINK_DEGRADED,	/* value: active rate Mbps (or link_downed rise) */
+	FABRIQ_DET_PFC_STORM,		/* value: percent of the interval paused (tx) */
+	FABRIQ_DET_ECN_ANOMALY,		/* value: ECN marks without CNP, or CNPs ignored */
+	FABRIQ_DET_VL_CONGESTION,	/* value: percent of the interval in XmitWait */
+	FABRIQ_DET_ERROR_RATE,		/* value: errors per million packets */
+	FABRIQ_DET_LATENCY,		/* value: mean completion latency, ns */
+	FABRIQ_DET_BW_DROP,		/* value: percent below the rolling baseline */
+	__FABRIQ_DET_MAX
+};
+
+#define FABRIQ_DET_NAMES {						\
+	[FABRIQ_DET_SLOW_PEER] = "slow-peer",				\
+	[FABRIQ_DET_LINK_DEGRADED] = "link-degraded",			\
+	[FABRIQ_DET_PFC_STORM] = "pfc-storm",				\
+	[FABRIQ_DET_ECN_ANOMALY] = "ecn-anomaly",			\
+	[FABRIQ_DET_VL_CONGESTION] = "vl-congestion",			\
+	[FABRIQ_DET_ERROR_RATE] = "error-rate",				\
+	[FABRIQ_DET_LATENCY] = "latency",				\
+	[FABRIQ_DET_BW_DROP] = "bw-drop" }
+
+/*
+ * The range of each detector's threshold, in its unit: initializers for
+ * "static const __u64 x[] = FABRIQ_DET_THRESHOLD_MIN;" and _MAX.
+ */
+#define FABRIQ_DET_THRESHOLD_MIN {					\
+	[FABRIQ_DET_SLOW_PEER] = 100 }
+#define FABRIQ_DET_THRESHOLD_MAX {					\
+	[FABRIQ_DET_SLOW_PEER] = 100000,	/* 1000x the median */	\
+	[FABRIQ_DET_LINK_DEGRADED] = 0,		/* no threshold */	\
+	[FABRIQ_DET_PFC_STORM] = 100,		/* percent */		\
+	[FABRIQ_DET_ECN_ANOMALY] = 1000000000,	/* count per sample */	\
+	[FABRIQ_DET_VL_CONGESTION] = 100,	/* percent */		\
+	[FABRIQ_DET_ERROR_RATE] = 1000000,	/* ppm */		\
+	[FABRIQ_DET_LATENCY] = 60000000000ULL,	/* ns */		\
+	[FABRIQ_DET_BW_DROP] = 100 }		/* percent */
+#define FABRIQ_DET_SLOW_PEER_OPS_MAX	1000	/* LIMIT of slow-peer: operations */
+
+enum fabriq_severity {
+	FABRIQ_SEV_INFO,
+	FABRIQ_SEV_WARNING,
+	FABRIQ_SEV_CRITICAL,
+};
+
+#define FABRIQ_SEV_NAMES {						\
+	[FABRIQ_SEV_INFO] = "info", [FABRIQ_SEV_WARNING] = "warning",	\
+	[FABRIQ_SEV_CRITICAL] = "critical" }
+
+/* attribute set "config": CONFIG_GET reply, CONFIG_SET request */
+enum fabriq_config_attr {
+	FABRIQ_A_CONFIG_UNSPEC,
+	FABRIQ_A_CONFIG_PAD,
+	FABRIQ_A_CONFIG_INTERVAL_MS,	/* u32: sampler interval, 1-60000; 0 stops sampling */
+	FABRIQ_A_CONFIG_RING_SAMPLES,	/* u32: samples kept per port, 2-4096 */
+	FABRIQ_A_CONFIG_DET,		/* nest, multi: set "config-det" */
+	FABRIQ_A_CONFIG_EVENTS_PER_SEC,	/* u32: event rate limit, 1-10000 */
+	FABRIQ_A_CONFIG_EVENTS_SUPPRESSED,	/* u64, reply only: events the limit dropped */
+
+	__FABRIQ_A_CONFIG_MAX,
+	FABRIQ_A_CONFIG_MAX = __FABRIQ_A_CONFIG_MAX - 1
+};
+
+enum fabriq_config_det_attr {
+	FABRIQ_A_CONFIG_DET_UNSPEC,
+	FABRIQ_A_CONFIG_DET_PAD,
+	FABRIQ_A_CONFIG_DET_ID,		/* u8: enum fabriq_detector (required) */
+	FABRIQ_A_CONFIG_DET_ENABLED,	/* u8: 0 or 1 */
+	FABRIQ_A_CONFIG_DET_THRESHOLD,	/* u64: in the detector's unit (enum fabriq_detector) */
+	FABRIQ_A_CONFIG_DET_WINDOW_MS,	/* u32: how long the condition must hold, 0-3600000 */
+	FABRIQ_A_CONFIG_DET_LIMIT,	/* u64: second limit (see Documentation/telemetry.md) */
+
+	__FABRIQ_A_CONFIG_DET_MAX,
+	FABRIQ_A_CONFIG_DET_MAX = __FABRIQ_A_CONFIG_DET_MAX - 1
+};
+
+/* attribute set "event": FABRIQ_CMD_EVENT_NTF */
+enum fabriq_event_attr {
+	FABRIQ_A_EVENT_UNSPEC,
+	FABRIQ_A_EVENT_PAD,
+	FABRIQ_A_EVENT_DETECTOR,	/* u8: enum fabriq_detector */
+	FABRIQ_A_EVENT_SEVERITY,	/* u8: enum fabriq_severity */
+	FABRIQ_A_EVENT_CLEARED,		/* flag: the condition ended */
+	FABRIQ_A_EVENT_DEV_INDEX,	/* u32 */
+	FABRIQ_A_EVENT_DEV_NAME,	/* string */
+	FABRIQ_A_EVENT_PORT,		/* u32 */
+	FABRIQ_A_EVENT_PRIO,		/* u8: the priority (PFC storm) */
+	FABRIQ_A_EVENT_VL,		/* u8: the VL (VL congestion) */
+	FABRIQ_A_EVENT_COMM_ID,		/* u64 */
+	FABRIQ_A_EVENT_PEER_RANK,	/* u32 */
+	FABRIQ_A_EVENT_PEER_ADDR,	/* binary[4|16] */
+	FABRIQ_A_EVENT_VALUE,		/* u64: measured, in the detector's unit */
+	FABRIQ_A_EVENT_THRESHOLD,	/* u64 */
+	FABRIQ_A_EVENT_WINDOW_MS,	/* u32 */
+	FABRIQ_A_EVENT_TIME_NS,		/* u64: CLOCK_REALTIME */
+	FABRIQ_A_EVENT_MESSAGE,		/* string: for people */
+
+	__FABRIQ_A_EVENT_MAX,
+	FABRIQ_A_EVENT_MAX = __FABRIQ_A_EVENT_MAX - 1
+};
+
 /* Values are NodeInfo:NodeType and the kernel's rdma_node_type. */
 enum fabriq_node_type {
 	FABRIQ_NODE_UNKNOWN,
@@ -402,6 +690,12 @@ enum fabriq_coll_type {
 	FABRIQ_COLL_ALLTOALL,
 	__FABRIQ_COLL_MAX
 };
+
+#define FABRIQ_COLL_NAMES {						\
+	[FABRIQ_COLL_ALLREDUCE] = "allreduce", [FABRIQ_COLL_ALLGATHER] = "allgather",	\
+	[FABRIQ_COLL_REDUCESCATTER] = "reducescatter",			\
+	[FABRIQ_COLL_BROADCAST] = "broadcast", [FABRIQ_COLL_REDUCE] = "reduce",	\
+	[FABRIQ_COLL_BARRIER] = "barrier", [FABRIQ_COLL_ALLTOALL] = "alltoall" }
 
 enum fabriq_algo {
 	FABRIQ_ALGO_AUTO,	/* by size: see fabriq_comm_init.small_bytes */
