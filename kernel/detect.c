@@ -35,7 +35,7 @@ static struct fq_det_config fq_det_cfg[__FABRIQ_DET_MAX] = {
 	[FABRIQ_DET_LINK_DEGRADED] = { true, 0, 0, 0 },
 	[FABRIQ_DET_PFC_STORM] = { true, 20, 2000, 10000 },	/* 20 %, 2 s; 10000 frames/s */
 	[FABRIQ_DET_ECN_ANOMALY] = { true, 0, 1000, 0 },
-	[FABRIQ_DET_VL_CONGESTION] = { true, 10, 1000, 0 },	/* 10 % of the interval */
+	[FABRIQ_DET_VL_CONGESTION] = { true, 100000, 1000, 0 },	/* 10 % (ppm) of the interval */
 	[FABRIQ_DET_ERROR_RATE] = { true, 100, 60000, 0 },	/* 0.01 % over a minute */
 	[FABRIQ_DET_LATENCY] = { true, 5000, 300000, 0 },	/* 5 us for 5 min */
 	[FABRIQ_DET_BW_DROP] = { true, 30, 10000, 0 },		/* 30 % for 10 s */
@@ -142,7 +142,8 @@ static int fq_ev_fill(struct sk_buff *skb, const struct fq_event *ev)
 	    (sj->vl >= 0 && nla_put_u8(skb, FABRIQ_A_EVENT_VL, sj->vl)))
 		return -EMSGSIZE;
 	if (sj->has_comm &&
-	    nla_put_u64_64bit(skb, FABRIQ_A_EVENT_COMM_ID, sj->comm_id, FABRIQ_A_EVENT_PAD))
+	    (nla_put_u64_64bit(skb, FABRIQ_A_EVENT_COMM_ID, sj->comm_id, FABRIQ_A_EVENT_PAD) ||
+	     nla_put_u32(skb, FABRIQ_A_EVENT_COMM_RANK, sj->comm_rank)))
 		return -EMSGSIZE;
 	if (sj->peer_rank >= 0 &&
 	    (nla_put_u32(skb, FABRIQ_A_EVENT_PEER_RANK, sj->peer_rank) ||
@@ -332,15 +333,15 @@ static void fq_det_vl(struct fq_tm_port *tm, const struct fq_tm_sample *a,
 
 	fq_det_config_get(FABRIQ_DET_VL_CONGESTION, &cfg);
 	for (vl = 0; vl < FABRIQ_NUM_VL; vl++) {
-		u64 pct;
+		u64 ppm;
 
 		if (!(tm->vl_present & BIT(vl)))
 			continue;
-		pct = div64_u64(fq_rise(a->vl_wait[vl], b->vl_wait[vl]) * FQ_XMIT_WAIT_TICK_NS * 100,
-				dt);
+		ppm = div64_u64(fq_rise(a->vl_wait[vl], b->vl_wait[vl]) * FQ_XMIT_WAIT_TICK_NS *
+				1000000, dt);
 		subj->vl = vl;
 		fq_det_eval(&tm->det_vl[vl], FABRIQ_DET_VL_CONGESTION, subj,
-			    pct > cfg.threshold, pct, a->t_ns);
+			    ppm > cfg.threshold, ppm, a->t_ns);
 	}
 	subj->vl = -1;
 }
@@ -478,7 +479,7 @@ static void fq_ev_show_one(struct seq_file *s, const struct fq_event *ev)
 	if (sj->vl >= 0)
 		seq_printf(s, " vl %d", sj->vl);
 	if (sj->has_comm)
-		seq_printf(s, " comm 0x%llx", sj->comm_id);
+		seq_printf(s, " comm 0x%llx rank %u", sj->comm_id, sj->comm_rank);
 	if (sj->peer_rank >= 0)
 		seq_printf(s, " peer %d", sj->peer_rank);
 	if (ev->peer_addr.ss_family)

@@ -336,6 +336,7 @@ static const struct genl_ops fabriq_nl_ops[] = {
 	},
 	{
 		.cmd = FABRIQ_CMD_STATS_GET,
+		.start = fq_nl_stats_get_start,
 		.dumpit = fq_nl_stats_get_dumpit,
 		.policy = fq_nl_stats_policy,
 		.maxattr = FABRIQ_A_STATS_MAX,

@@ -77,6 +77,7 @@ struct fq_ev_subject {
 	s16 vl;			/* -1: none */
 	bool has_comm;
 	u64 comm_id;
+	u32 comm_rank;
 	s32 peer_rank;		/* -1: none */
 	const struct sockaddr_storage *peer_addr;
 };
@@ -108,6 +109,8 @@ struct fq_tm_ethtool_map {
  * @pma_ok: the port answers PMA PortCounters
  * @pma_ext_ok: the port answers PortCountersExtended
  * @pma_vl_ok: the port answers PortVLXmitWaitCounters
+ * @vl_raw: the 16-bit per-VL counters as last read
+ * @vl_acc: their rises, summed (what samples report)
  * @sample_ns: time the samples took, summed
  * @samples: samples taken
  * @det_port: link-degraded, ECN, error-rate, latency and bandwidth detectors
@@ -135,6 +138,8 @@ struct fq_tm_port {
 	bool pma_ok;
 	bool pma_ext_ok;
 	bool pma_vl_ok;
+	u16 vl_raw[FABRIQ_NUM_VL];
+	u64 vl_acc[FABRIQ_NUM_VL];
 	u64 sample_ns;
 	u64 samples;
 	struct fq_det_state det_port[__FABRIQ_DET_MAX];
@@ -191,6 +196,7 @@ void fq_det_eval(struct fq_det_state *st, u8 det, const struct fq_ev_subject *su
 void fq_det_log_show(struct seq_file *s, u32 dev_index, u32 port);
 
 /* telemetry_netlink.c */
+int fq_nl_stats_get_start(struct netlink_callback *cb);
 int fq_nl_stats_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int fq_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info);
 int fq_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info);

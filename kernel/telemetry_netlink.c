@@ -436,6 +436,20 @@ static int fq_nl_stats_filter(struct netlink_callback *cb, struct fq_nl_stats_fi
 }
 
 /**
+ * fq_nl_stats_get_start() - check a STATS_GET request's filters
+ * @cb: the dump
+ *
+ * An error here is reported with its extack like a do request's.
+ * Context: process context.  Return: 0 or -EINVAL.
+ */
+int fq_nl_stats_get_start(struct netlink_callback *cb)
+{
+	struct fq_nl_stats_filter f;
+
+	return fq_nl_stats_filter(cb, &f);
+}
+
+/**
  * fq_nl_stats_get_dumpit() - FABRIQ_CMD_STATS_GET
  * @skb: the reply
  * @cb: the dump, cursor in cb->ctx

@@ -115,9 +115,12 @@ static void fq_src_hw(struct fq_tm_port *tm, struct ib_device *ibdev, struct fq_
 	mutex_unlock(&hw->lock);
 }
 
-/* One PMA Get to the local port.  Return: 0 and @data filled, or -errno. */
-static int fq_pma_get(struct ib_device *ibdev, u32 port, __be16 attr_id, void *data,
-		      size_t len)
+/*
+ * One PMA Get (or Set, @data in and out) to the local port.
+ * Return: 0 and @data filled, or -errno.
+ */
+static int fq_pma(struct ib_device *ibdev, u32 port, u8 method, __be16 attr_id, void *data,
+		  size_t len)
 {
 	struct {
 		struct ib_mad in;
@@ -136,8 +139,10 @@ static int fq_pma_get(struct ib_device *ibdev, u32 port, __be16 attr_id, void *d
 	in->mad_hdr.base_version = IB_MGMT_BASE_VERSION;
 	in->mad_hdr.mgmt_class = IB_MGMT_CLASS_PERF_MGMT;
 	in->mad_hdr.class_version = 1;
-	in->mad_hdr.method = IB_MGMT_METHOD_GET;
+	in->mad_hdr.method = method;
 	in->mad_hdr.attr_id = attr_id;
+	if (method == IB_MGMT_METHOD_SET)
+		memcpy(in->data, data, len);
 	in->data[1] = port;	/* PortSelect */
 	ret = ibdev->ops.process_mad(ibdev, IB_MAD_IGNORE_MKEY, port, NULL, NULL,
 				     &io->in, &io->out, &out_size, &pkey_index);
@@ -149,6 +154,43 @@ static int fq_pma_get(struct ib_device *ibdev, u32 port, __be16 attr_id, void *d
 		memcpy(data, out->data, len);
 	kfree(io);
 	return err;
+}
+
+static int fq_pma_get(struct ib_device *ibdev, u32 port, __be16 attr_id, void *data,
+		      size_t len)
+{
+	return fq_pma(ibdev, port, IB_MGMT_METHOD_GET, attr_id, data, len);
+}
+
+/*
+ * The per-VL counters are 16 bits and saturate: keep 64-bit sums of their
+ * rises, and clear (PMA Set, as OpenSM's PerfMgr does) the ones past 3/4
+ * before they stick.
+ */
+static void fq_src_vl(struct fq_tm_port *tm, struct ib_device *ibdev,
+		      const struct fq_pma_vl_xmit_wait *vw)
+{
+	struct fq_pma_vl_xmit_wait clr = {};
+	u16 sel = 0;
+	int vl;
+
+	for (vl = 0; vl < FABRIQ_NUM_VL; vl++) {
+		u16 raw = be16_to_cpu(vw->vl[vl]);
+
+		tm->vl_acc[vl] += raw >= tm->vl_raw[vl] ? raw - tm->vl_raw[vl] : raw;
+		tm->vl_raw[vl] = raw;
+		if (raw >= 0xc000)
+			sel |= BIT(vl);
+	}
+	if (!sel)
+		return;
+	clr.counter_select = cpu_to_be16(sel);
+	if (fq_pma(ibdev, tm->port->num, IB_MGMT_METHOD_SET, FQ_PMA_PORT_VL_XMIT_WAIT, &clr,
+		   sizeof(clr)))
+		return;
+	for (vl = 0; vl < FABRIQ_NUM_VL; vl++)
+		if (sel & BIT(vl))
+			tm->vl_raw[vl] = be16_to_cpu(clr.vl[vl]);
 }
 
 static void fq_set(struct fq_tm_sample *s, unsigned long *present, u8 c, u64 v)
@@ -191,8 +233,9 @@ static void fq_src_pma(struct fq_tm_port *tm, struct ib_device *ibdev, struct fq
 	tm->pma_vl_ok = !fq_pma_get(ibdev, port, FQ_PMA_PORT_VL_XMIT_WAIT, &vw, sizeof(vw));
 	tm->vl_present = 0;
 	if (tm->pma_vl_ok) {
+		fq_src_vl(tm, ibdev, &vw);
 		for (vl = 0; vl < FABRIQ_NUM_VL; vl++)
-			s->vl_wait[vl] = be16_to_cpu(vw.vl[vl]);
+			s->vl_wait[vl] = tm->vl_acc[vl];
 		tm->vl_present = GENMASK(FABRIQ_NUM_VL - 2, 0);	/* VL0-14; VL15 is management */
 	}
 }

@@ -119,6 +119,8 @@ struct fqsim_smp_state {
  * @hw: injected device counters (enum fqsim_hw_counter)
  * @ib: injected IB port counters (enum fqsim_ib_counter)
  * @xmit_wait: injected PortXmitWait per VL
+ * @vl_wait_base: what @xmit_wait was when a PMA Set last cleared the VL's
+ *                16-bit counter; under @lock
  * @fail_mads: the next this many MADs fail (IB_MAD_RESULT_FAILURE)
  * @lock: protects @smp, @link_down, @speed, @width, @rates and @ecn
  * @smp: SL2VL, VL arbitration, VLHighLimit, OperVLs
@@ -138,6 +140,7 @@ struct fqsim_port {
 	atomic64_t hw[FQSIM_HW_NUM];
 	atomic64_t ib[FQSIM_IB_NUM];
 	atomic64_t xmit_wait[FQSIM_NUM_VL];
+	u64 vl_wait_base[FQSIM_NUM_VL];
 	atomic_t fail_mads;
 	spinlock_t lock;	/* see above */
 	struct fqsim_smp_state smp;

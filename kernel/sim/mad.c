@@ -292,14 +292,24 @@ static void fqsim_pma_port_counters(struct fqsim_port *port, struct ib_pma_portc
 	pc->port_xmit_wait = cpu_to_be32(fqsim_sat32(wait));
 }
 
+/*
+ * The 16-bit per-VL counters saturate; a Set with CounterSelect bit n
+ * clears VL n's (PortXmitWait, the 32-bit sum, keeps counting).
+ */
 static void fqsim_pma_vl_xmit_wait(struct fqsim_port *port,
-				   struct fqsim_pma_vl_xmit_wait *vw)
+				   const struct fqsim_pma_vl_xmit_wait *in,
+				   struct fqsim_pma_vl_xmit_wait *vw, bool set)
 {
+	u16 sel = be16_to_cpu(in->counter_select);
 	int vl;
 
-	for (vl = 0; vl < FQSIM_NUM_VL; vl++)
-		vw->vl[vl] = cpu_to_be16(min_t(u64, atomic64_read(&port->xmit_wait[vl]),
-					       U16_MAX));
+	for (vl = 0; vl < FQSIM_NUM_VL; vl++) {
+		u64 now = atomic64_read(&port->xmit_wait[vl]);
+
+		if (set && (sel & BIT(vl)))
+			port->vl_wait_base[vl] = now;
+		vw->vl[vl] = cpu_to_be16(min_t(u64, now - port->vl_wait_base[vl], U16_MAX));
+	}
 }
 
 /* Answer one PMA query into @out; returns the MAD status. */
@@ -308,8 +318,10 @@ static u16 fqsim_pma(struct fqsim_port *port, const struct ib_pma_mad *in,
 {
 	struct ib_class_port_info *cpi = (void *)out->data;
 	u8 port_select = in->data[1];
+	bool set = in->mad_hdr.method == IB_MGMT_METHOD_SET;
 
-	if (in->mad_hdr.method != IB_MGMT_METHOD_GET)
+	if (in->mad_hdr.method != IB_MGMT_METHOD_GET &&
+	    !(set && in->mad_hdr.attr_id == FQSIM_PMA_PORT_VL_XMIT_WAIT))
 		return IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD;
 	if (in->mad_hdr.attr_id == IB_PMA_CLASS_PORT_INFO) {
 		cpi->base_version = 1;
@@ -330,7 +342,7 @@ static u16 fqsim_pma(struct fqsim_port *port, const struct ib_pma_mad *in,
 		/* The sim carries no traffic: data and packet counters stay 0. */
 		return 0;
 	case FQSIM_PMA_PORT_VL_XMIT_WAIT:
-		fqsim_pma_vl_xmit_wait(port, (void *)out->data);
+		fqsim_pma_vl_xmit_wait(port, (const void *)in->data, (void *)out->data, set);
 		return 0;
 	default:
 		return IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB;
@@ -386,7 +398,9 @@ int fqsim_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
 		if (class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)
 			rsp->status |= IB_SMP_DIRECTION;
 	} else if (class == IB_MGMT_CLASS_PERF_MGMT) {
+		spin_lock(&port->lock);
 		status = fqsim_pma(port, (const void *)in, (void *)out);
+		spin_unlock(&port->lock);
 		out->mad_hdr.status = cpu_to_be16(status);
 	} else {
 		return IB_MAD_RESULT_FAILURE;

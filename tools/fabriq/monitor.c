@@ -51,6 +51,7 @@ static struct nla_policy event_policy[FABRIQ_A_EVENT_MAX + 1] = {
 	[FABRIQ_A_EVENT_VL] = { .type = NLA_U8 },
 	[FABRIQ_A_EVENT_COMM_ID] = { .type = NLA_U64 },
 	[FABRIQ_A_EVENT_PEER_RANK] = { .type = NLA_U32 },
+	[FABRIQ_A_EVENT_COMM_RANK] = { .type = NLA_U32 },
 	[FABRIQ_A_EVENT_VALUE] = { .type = NLA_U64 },
 	[FABRIQ_A_EVENT_THRESHOLD] = { .type = NLA_U64 },
 	[FABRIQ_A_EVENT_WINDOW_MS] = { .type = NLA_U32 },
@@ -85,6 +86,8 @@ static void event_print(struct nl_msg *msg)
 			 (unsigned long long)nla_get_u64(tb[FABRIQ_A_EVENT_COMM_ID]));
 		out_str("comm", "comm %s ", id);
 	}
+	if (tb[FABRIQ_A_EVENT_COMM_RANK])
+		out_uint("rank", "rank %llu ", nla_get_u32(tb[FABRIQ_A_EVENT_COMM_RANK]));
 	if (tb[FABRIQ_A_EVENT_PEER_RANK])
 		out_uint("peer", "peer %llu ", nla_get_u32(tb[FABRIQ_A_EVENT_PEER_RANK]));
 	a = tb[FABRIQ_A_EVENT_PEER_ADDR];

@@ -367,14 +367,17 @@ static int parse_detector(struct nl_msg *msg, int argc, char **argv)
 
 static int config_set(int argc, char **argv)
 {
-	struct nl_msg *msg = fq_nl_new(FABRIQ_CMD_CONFIG_SET, 0);
+	struct nl_msg *msg;
 	uint64_t v;
 	int err = 0, n;
 
-	if (!msg)
-		return 1;
 	if (argc == 0)
 		return usage_error("stats", "config set: nothing to set");
+	if (fq_nl_open())
+		return 1;
+	msg = fq_nl_new(FABRIQ_CMD_CONFIG_SET, 0);
+	if (!msg)
+		return 1;
 	while (argc > 0 && !err) {
 		const char *val = argc > 1 ? argv[1] : NULL;
 
@@ -401,8 +404,6 @@ static int config_set(int argc, char **argv)
 		argc -= 2, argv += 2;
 	}
 	if (err)
-		return 1;
-	if (fq_nl_open())
 		return 1;
 	err = fq_nl_request(msg, NULL, NULL, "stats config set");
 	fq_nl_close();

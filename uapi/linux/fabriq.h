@@ -456,7 +456,7 @@ enum fabriq_detector {
 	FABRIQ_DET_LINK_DEGRADED,	/* value: active rate Mbps (or link_downed rise) */
 	FABRIQ_DET_PFC_STORM,		/* value: percent of the interval paused (tx) */
 	FABRIQ_DET_ECN_ANOMALY,		/* value: ECN marks without CNP, or CNPs ignored */
-	FABRIQ_DET_VL_CONGESTION,	/* value: percent of the interval in XmitWait */
+	FABRIQ_DET_VL_CONGESTION,	/* value: parts per million of the interval in XmitWait */
 	FABRIQ_DET_ERROR_RATE,		/* value: errors per million packets */
 	FABRIQ_DET_LATENCY,		/* value: mean completion latency, ns */
 	FABRIQ_DET_BW_DROP,		/* value: percent below the rolling baseline */
@@ -484,7 +484,7 @@ enum fabriq_detector {
 	[FABRIQ_DET_LINK_DEGRADED] = 0,		/* no threshold */	\
 	[FABRIQ_DET_PFC_STORM] = 100,		/* percent */		\
 	[FABRIQ_DET_ECN_ANOMALY] = 1000000000,	/* count per sample */	\
-	[FABRIQ_DET_VL_CONGESTION] = 100,	/* percent */		\
+	[FABRIQ_DET_VL_CONGESTION] = 1000000,	/* ppm */		\
 	[FABRIQ_DET_ERROR_RATE] = 1000000,	/* ppm */		\
 	[FABRIQ_DET_LATENCY] = 60000000000ULL,	/* ns */		\
 	[FABRIQ_DET_BW_DROP] = 100 }		/* percent */
@@ -547,6 +547,7 @@ enum fabriq_event_attr {
 	FABRIQ_A_EVENT_WINDOW_MS,	/* u32 */
 	FABRIQ_A_EVENT_TIME_NS,		/* u64: CLOCK_REALTIME */
 	FABRIQ_A_EVENT_MESSAGE,		/* string: for people */
+	FABRIQ_A_EVENT_COMM_RANK,	/* u32: the rank that observed it (slow-peer) */
 
 	__FABRIQ_A_EVENT_MAX,
 	FABRIQ_A_EVENT_MAX = __FABRIQ_A_EVENT_MAX - 1

@@ -1,0 +1,224 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# fabriq_stats.sh - congestion telemetry end to end:
+#   - the counter catalogue per source: Soft-RoCE's rdma_hw_stats, the
+#     simulated HCA's RoCE counters and ethtool pause statistics, and its
+#     InfiniBand PMA counters; absent counters are absent, not 0;
+#   - counters track real traffic: after a ring allreduce bench on four
+#     rxe ranks the sampled packet counters equal `rdma statistic` and
+#     fabriq's own bytes are exactly what the ring sends; histograms,
+#     per-peer bytes and the slow-peer knob (fabriq_stats_coll);
+#   - every injection on fabriq_sim raises the right event with the right
+#     subject on the netlink events group (fabriq monitor) and in debugfs,
+#     and a cleared event follows when it stops;
+#   - `stats show --prometheus` passes a strict exposition-format parser;
+#   - bad config values are refused and change nothing, an unprivileged
+#     user cannot set config or join events but can read stats;
+#   - devices removed while sampled every millisecond.
+. "$(dirname "$0")/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+
+ktap_plan 45
+fq_load_fabriq || { ktap_diag "cannot load fabriq"; exit 1; }
+fq_insmod fabriq_sim || { ktap_diag "cannot load fabriq_sim"; exit 1; }
+SIM=/sys/kernel/debug/fabriq_sim
+tmp=$(mktemp -d)
+mon=
+cleanup() {
+	[ -n "$mon" ] && kill "$mon" 2>/dev/null
+	fq stats config set interval 100 samples 64 events-per-sec 20 \
+		detector pfc-storm threshold 20 window 2000 limit 10000 \
+		detector vl-congestion threshold 100000 window 1000 \
+		detector ecn-anomaly window 1000 detector error-rate window 60000 >/dev/null 2>&1
+	fq_sim_del 91 2>/dev/null; fq_sim_del 92 2>/dev/null; fq_sim_del 93 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+fq_sim_new "91 1 eth"
+fq_sim_new "92 1 ib"
+ip link set fqsim91p1 up
+fq_ranks_up 4 || { ktap_diag "cannot set up 4 local ranks"; exit 1; }
+
+# ---- configuration ----
+defaults=$(fq stats config show)
+check_match "defaults: 100 ms, 64 samples, operator thresholds" \
+	"interval 100 samples 64 .*detector error-rate enabled on threshold 100 window 60000.*detector latency enabled on threshold 5000 window 300000" \
+	"$(echo $defaults)"
+fq stats config set samples 32 detector pfc-storm window 500 \
+	detector vl-congestion threshold 1000 window 300 detector ecn-anomaly window 300 \
+	detector error-rate window 1000
+check_match "config set round-trips (read-modify-write)" \
+	"samples 32 .*detector pfc-storm enabled on threshold 20 window 500 limit 10000.*detector vl-congestion enabled on threshold 1000 window 300" \
+	"$(echo $(fq stats config show))"
+snap=$(fq stats config show)
+check_match "bad interval: the value and the range" "interval '70000' is not valid \(valid: 0-60000\)" \
+	"$(fq stats config set interval 70000 2>&1)"
+check_match "bad threshold: the detector's own range" "threshold '101' is not valid \(valid: 0-100\)" \
+	"$(fq stats config set detector pfc-storm threshold 101 2>&1)"
+check_match "unknown detector: the valid names" "detector 'pfc' is not valid \(valid: slow-peer, link-degraded" \
+	"$(fq stats config set detector pfc window 1 2>&1)"
+check_eq "nothing changed after the refusals" "$snap" "$(fq stats config show)"
+wait_for 5 grep -q "samples [0-9]*/32" "$FQ_DBG/devices/fqr0/port1/counters"
+check_match "the ring follows the new size" "samples [0-9]+/32" \
+	"$(head -1 "$FQ_DBG/devices/fqr0/port1/counters")"
+
+# ---- the catalogue: what each source has ----
+c_rxe=$(cat "$FQ_DBG/devices/fqr0/port1/counters")
+check_match "rxe: packets and sequence errors from rdma_hw_stats" \
+	"tx_pkts +[0-9]+.*seq_err +[0-9]+.*link_downed +[0-9]" "$(echo $c_rxe)"
+check_match "rxe: no CNP/ECN/pause counters, shown absent" \
+	"cnp_sent +- .*ecn_marked +- .*tx_pause +- " "$(echo $c_rxe)"
+c_eth=$(cat "$FQ_DBG/devices/fqsim91/port1/counters")
+check_match "sim RoCE: CNP/ECN from rdma_hw_stats, pause from ethtool" \
+	"cnp_sent +0 .*ecn_marked +0 .*tx_pause +0 .*tx_pause_duration +0" "$(echo $c_eth)"
+c_ib=$(cat "$FQ_DBG/devices/fqsim92/port1/counters")
+check_match "sim IB: PMA PortCounters(Extended), no pause" \
+	"tx_bytes +0 .*symbol_errors +0 .*xmit_wait +0 .*tx_pause +- " "$(echo $c_ib)"
+
+# ---- counters track real traffic ----
+own() { fq -j stats show dev fqr0 port 1 | jq -r ".ports[0].counters.$1"; }
+tx0=$(own own_tx_bytes)
+fq bench allreduce --ranks 4 --algo ring -b 64K -e 64K -w 1 -n 5 -c 1 --port 19600 >"$tmp/bench" 2>&1
+check_match "bench: 4 rxe ranks, ring, 0 wrong" "Out of bounds values : 0 OK" "$(cat "$tmp/bench")"
+sleep 0.5
+# out-of-place and in-place: (1 warmup + 5 + 1 check) calls each, 2(n-1)/n * 64 KiB per call
+check_eq "fabriq's own tx bytes on the port: exactly the ring's" $((14 * 3 * 65536 / 2)) \
+	$(($(own own_tx_bytes) - tx0))
+rs=$(rdma -j statistic show link fqr0/1)
+sent=$(echo "$rs" | jq -r '.[0].sent_pkts')
+rcvd=$(echo "$rs" | jq -r '.[0].rcvd_pkts')
+fs=$(fq -j stats show dev fqr0 port 1)
+stx=$(echo "$fs" | jq -r '.ports[0].counters.tx_pkts')
+srx=$(echo "$fs" | jq -r '.ports[0].counters.rx_pkts')
+ktap_diag "rdma statistic: sent $sent rcvd $rcvd; fabriq: tx $stx rx $srx"
+check_true "sampled tx/rx packets agree with rdma statistic within 1 %" \
+	awk -v a="$sent" -v b="$stx" -v c="$rcvd" -v d="$srx" \
+	'BEGIN { exit !(a > 0 && (a - b) / a < 0.01 && (b - a) / a < 0.01 && (c - d) / c < 0.01 && (d - c) / c < 0.01) }'
+check_match "rates: packets per second over the last interval" "^tx_pkts +[0-9]+$" \
+	"$(grep ^tx_pkts "$FQ_DBG/devices/fqr0/port1/rates")"
+out=$("$here/fabriq_stats_coll" 2>&1)
+printf '%s\n' "$out" | grep -E '^(not ok|#)' | sed 's/^/#   /'
+check_eq "histograms, per-peer bytes and the slow-peer knob: $(printf '%s\n' "$out" | grep -c '^ok') passed" \
+	0 "$(printf '%s\n' "$out" | grep -c '^not ok')"
+
+# ---- injections -> events (netlink group and debugfs) ----
+fq -j monitor >"$tmp/mon" 2>&1 &
+mon=$!
+sleep 0.5
+ev() { grep '"event":"detector"' "$tmp/mon" | jq -c "select($1)" 2>/dev/null | head -1; }
+got() { [ -n "$(ev "$1")" ]; }
+
+echo "tx_pause_duration prio 3 500000" > $SIM/fqsim91/port1/rate
+wait_for 10 got '.detector=="pfc-storm" and .state=="raised"'
+check_match "PFC storm: raised on fqsim91 port 1 priority 3, critical, 50 % paused" \
+	'"detector":"pfc-storm","state":"raised","severity":"critical","dev":"fqsim91","port":1,"priority":3,"value":(4[5-9]|5[0-5]),"threshold":20,"window_ms":500' \
+	"$(ev '.detector=="pfc-storm" and .state=="raised"')"
+check_match "pause file: priority 3 tx_pause_duration rising" "^ +3 +0 +0 +0 +[1-9][0-9]* " \
+	"$(cat "$FQ_DBG/devices/fqsim91/port1/pause")"
+check_match "stats show: prio 3 tx pause duration" "^[1-9][0-9]*$" \
+	"$(fq -j stats show dev fqsim91 | jq -r '.ports[0].prio[3].tx_pause_duration')"
+echo "tx_pause_duration prio 3 0" > $SIM/fqsim91/port1/rate
+wait_for 10 got '.detector=="pfc-storm" and .state=="cleared"'
+check_match "PFC storm: cleared when the pause stops" '"state":"cleared","severity":"info","dev":"fqsim91","port":1,"priority":3' \
+	"$(ev '.detector=="pfc-storm" and .state=="cleared"')"
+check_match "debugfs port events: raised and cleared" "pfc-storm .*raised .*prio 3.*pfc-storm .*cleared .*prio 3" \
+	"$(echo $(cat "$FQ_DBG/devices/fqsim91/port1/events"))"
+
+# 500000 ticks/s * 4 ns = 0.2 % = 2000 ppm of every interval, above 1000 ppm
+echo "xmit_wait vl 2 500000" > $SIM/fqsim92/port1/rate
+wait_for 10 got '.detector=="vl-congestion" and .state=="raised"'
+check_match "VL congestion: raised on fqsim92 VL 2" \
+	'"detector":"vl-congestion","state":"raised","severity":"warning","dev":"fqsim92","port":1,"vl":2,"value":[0-9]+,"threshold":1000' \
+	"$(ev '.detector=="vl-congestion" and .state=="raised"')"
+sleep 1
+check_true "per-VL XmitWait counts past its 16-bit counter (cleared by PMA Set)" \
+	awk -v v="$(awk '$1 == 2 { print $2 }' "$FQ_DBG/devices/fqsim92/port1/vl")" 'BEGIN { exit !(v > 65535) }'
+echo "xmit_wait vl 2 0" > $SIM/fqsim92/port1/rate
+wait_for 10 got '.detector=="vl-congestion" and .state=="cleared"'
+check_match "VL congestion: cleared" '"state":"cleared".*"vl":2' \
+	"$(ev '.detector=="vl-congestion" and .state=="cleared"')"
+
+echo "np_ecn_marked_roce_packets 100" > $SIM/fqsim91/port1/rate
+echo "np_cnp_sent 100" > $SIM/fqsim91/port1/rate
+sleep 1.5
+check_eq "ECN marks answered by CNPs: no anomaly" "" "$(ev '.detector=="ecn-anomaly"')"
+echo "np_cnp_sent 0" > $SIM/fqsim91/port1/rate
+wait_for 10 got '.detector=="ecn-anomaly" and .state=="raised"'
+check_match "ECN marks without CNPs: ECN anomaly on fqsim91" \
+	'"detector":"ecn-anomaly","state":"raised","severity":"warning","dev":"fqsim91","port":1' \
+	"$(ev '.detector=="ecn-anomaly" and .state=="raised"')"
+echo "np_ecn_marked_roce_packets 0" > $SIM/fqsim91/port1/rate
+wait_for 10 got '.detector=="ecn-anomaly" and .state=="cleared"'
+check_match "ECN anomaly: cleared" '"state":"cleared".*"dev":"fqsim91"' \
+	"$(ev '.detector=="ecn-anomaly" and .state=="cleared"')"
+
+echo "width 1X" > $SIM/fqsim92/port1/link
+wait_for 10 got '.detector=="link-degraded" and .state=="raised"'
+check_match "degraded width: link degraded on fqsim92 at 1X EDR" \
+	'"detector":"link-degraded","state":"raised","severity":"critical","dev":"fqsim92","port":1,"value":25000' \
+	"$(ev '.detector=="link-degraded" and .state=="raised"')"
+echo "width 4X" > $SIM/fqsim92/port1/link
+wait_for 10 got '.detector=="link-degraded" and .state=="cleared"'
+check_match "link degraded: cleared at 4X" '"state":"cleared".*"value":100000' \
+	"$(ev '.detector=="link-degraded" and .state=="cleared"')"
+
+echo "symbol_error 5" > $SIM/fqsim92/port1/inject
+wait_for 10 got '.detector=="error-rate" and .state=="raised"'
+check_match "symbol errors: error rate on fqsim92 (no packets: 10^6 ppm)" \
+	'"detector":"error-rate","state":"raised","severity":"warning","dev":"fqsim92","port":1,"value":1000000,"threshold":100' \
+	"$(ev '.detector=="error-rate" and .state=="raised"')"
+wait_for 10 got '.detector=="error-rate" and .state=="cleared"'
+check_match "error rate: cleared once the window holds no errors" '"state":"cleared".*"dev":"fqsim92"' \
+	"$(ev '.detector=="error-rate" and .state=="cleared"')"
+kill $mon; wait $mon 2>/dev/null; mon=
+
+# ---- Prometheus ----
+fq stats show --prometheus >"$tmp/prom"
+check_true "--prometheus passes the strict parser" python3 "$here/fabriq_prom_check.py" "$tmp/prom"
+check_match "per-priority pause with device, port and priority labels" \
+	'^fabriq_port_prio_tx_pause_duration_total\{device="fqsim91",port="1",priority="3"\} [1-9]' \
+	"$(cat "$tmp/prom")"
+check_match "per-VL XmitWait with a vl label" \
+	'^fabriq_port_vl_xmit_wait_total\{device="fqsim92",port="1",vl="2"\} [1-9]' "$(cat "$tmp/prom")"
+check_eq "every metric is prefixed fabriq_" "" "$(grep -v '^#' "$tmp/prom" | grep -v '^fabriq_')"
+check_eq "absent counters give no sample" "" "$(grep '^fabriq_port_cnp_sent_total{device="fqr0"' "$tmp/prom")"
+printf 'fabriq_x_total{device="a" 1\n' > "$tmp/badprom"
+check_true "... and the parser is strict (refuses a broken line)" \
+	sh -c "! python3 '$here/fabriq_prom_check.py' '$tmp/badprom' >/dev/null"
+
+# ---- top ----
+check_match "top: the ports table, busiest first" "^DEV +PORT +TX_PKT/s" "$(fq top count 1)"
+
+# ---- permissions ----
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$FQ_CLI" "$@" 2>&1; }
+check_match "unprivileged stats show works" "^dev fqsim91 port 1" "$(nobody stats show dev fqsim91)"
+check_match "unprivileged config set is refused" "Operation not permitted" \
+	"$(nobody stats config set interval 5)"
+check_match "unprivileged monitor cannot join events" "Operation not permitted" \
+	"$(timeout 5 setpriv --reuid=65534 --regid=65534 --clear-groups "$FQ_CLI" monitor 2>&1)"
+run_nl=$("$here/fabriq_stats_nl" 2>&1)
+printf '%s\n' "$run_nl" | grep -E '^(not ok|# .*(FAIL|Expected|extack|bits))' | sed 's/^/#   /' | head -20
+check_eq "raw netlink: bad values refused with extack, permissions ($(printf '%s\n' "$run_nl" | grep -c '^ok') passed)" \
+	0 "$(printf '%s\n' "$run_nl" | grep -c '^not ok')"
+
+# ---- removal while sampling every millisecond ----
+fq stats config set interval 1
+( for i in $(seq 200); do fq stats show >/dev/null 2>&1; cat $FQ_DBG/devices/*/port1/counters >/dev/null 2>&1; done ) &
+reader=$!
+for i in $(seq 10); do
+	fq_sim_new "93 1 eth"; ip link set fqsim93p1 up 2>/dev/null; sleep 0.05; fq_sim_del 93
+	fq_sim_new "93 1 ib"; sleep 0.05; fq_sim_del 93
+done
+rdma link del fqr3
+wait $reader
+check_eq "devices removed during 1 ms sampling: gone from stats" "" \
+	"$(fq stats show | grep -E '^dev (fqsim93|fqr3) ')"
+rdma link add fqr3 type rxe netdev fqr3
+fq stats config set interval 100
+check_match "a re-added device is sampled again" "^tx_pkts +[0-9]+" \
+	"$(sleep 0.5; grep ^tx_pkts "$FQ_DBG/devices/fqr3/port1/counters")"
+check_eq "sampler cost is measured" "yes" \
+	"$(awk 'NR == 1 { print ($7 > 0) ? "yes" : "no" }' "$FQ_DBG/devices/fqr0/port1/counters")"
+ktap_diag "sampler cost per sample: $(for d in fqr0 fqsim91 fqsim92; do echo -n "$d $(head -1 $FQ_DBG/devices/$d/port1/counters | awk '{ print $7 }') ns; "; done)"
+ktap_finish
