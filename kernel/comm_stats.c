@@ -95,8 +95,8 @@ static void fq_slow_peer_eval(struct fq_comm *comm, struct fq_peer *p, const u64
 			      const struct fq_det_config *cfg, u64 now)
 {
 	struct fq_ev_subject subj = {
-		.prio = -1, .vl = -1, .has_comm = true, .comm_id = comm->id, .comm_rank = comm->rank,
-		.peer_rank = p->rank, .peer_addr = &comm->addrs[p->rank],
+		.prio = -1, .vl = -1, .has_comm = true, .comm_id = comm->id,
+		.comm_rank = comm->rank, .peer_rank = p->rank, .peer_addr = &comm->addrs[p->rank],
 	};
 	u64 w = p->op_wait_ns, med = fq_median_without(sorted, n, w);
 	u64 ratio = div64_u64(w * 100, max_t(u64, med, 1));

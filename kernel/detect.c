@@ -318,8 +318,8 @@ static void fq_det_pfc(struct fq_tm_port *tm, const struct fq_tm_sample *a,
 
 		subj->prio = p;
 		fq_det_eval(&tm->det_prio[p], FABRIQ_DET_PFC_STORM, subj,
-			    (cfg.threshold && pct > cfg.threshold) || (cfg.limit && fps > cfg.limit),
-			    pct, a->t_ns);
+			    (cfg.threshold && pct > cfg.threshold) ||
+			    (cfg.limit && fps > cfg.limit), pct, a->t_ns);
 	}
 	subj->prio = -1;
 }
@@ -398,7 +398,8 @@ static void fq_det_errors(struct fq_tm_port *tm, struct fq_ev_subject *subj)
 	if (test_bit(FABRIQ_CTR_TX_PKTS, tm->present))
 		pkts += fq_delta(a, b, FABRIQ_CTR_TX_PKTS) + fq_delta(a, b, FABRIQ_CTR_RX_PKTS);
 	else
-		pkts += fq_delta(a, b, FABRIQ_CTR_OWN_TX_WRS) + fq_delta(a, b, FABRIQ_CTR_OWN_RX_WRS);
+		pkts += fq_delta(a, b, FABRIQ_CTR_OWN_TX_WRS) +
+			fq_delta(a, b, FABRIQ_CTR_OWN_RX_WRS);
 	ppm = !errs ? 0 : pkts ? div64_u64(errs * 1000000, pkts) : 1000000;
 	/* the window applies to the counts: raise and clear on this sample */
 	fq_det_step(&tm->det_port[FABRIQ_DET_ERROR_RATE], FABRIQ_DET_ERROR_RATE, subj,

@@ -314,7 +314,6 @@ int fq_tm_init(void)
 {
 	BUILD_BUG_ON(ARRAY_SIZE(fq_ctr_names) != __FABRIQ_CTR_MAX);
 	BUILD_BUG_ON(ARRAY_SIZE(fq_pause_names) != FABRIQ_PAUSE_NUM);
-	BUILD_BUG_ON(FQ_OWN_NUM != FABRIQ_CTR_OWN_CQE_NS - FABRIQ_CTR_OWN_TX_BYTES + 1);
 
 	fq_tm_wq = alloc_workqueue("fabriq_tm", WQ_UNBOUND, 0);
 	return fq_tm_wq ? 0 : -ENOMEM;

@@ -259,6 +259,16 @@ static int fq_nl_dump_ports(struct sk_buff *skb, struct netlink_callback *cb,
 	return err;
 }
 
+static int fq_coll_u64(struct sk_buff *skb, int type, u64 v)
+{
+	return nla_put_u64_64bit(skb, type, v, FABRIQ_A_STATS_COLL_PAD);
+}
+
+static int fq_peer_u64(struct sk_buff *skb, int type, u64 v)
+{
+	return nla_put_u64_64bit(skb, type, v, FABRIQ_A_STATS_PEER_PAD);
+}
+
 static int fq_nl_put_coll(struct sk_buff *skb, const struct fq_comm_stats *st, u32 c)
 {
 	struct nlattr *nest = nla_nest_start(skb, FABRIQ_A_STATS_COLL);
@@ -272,15 +282,16 @@ static int fq_nl_put_coll(struct sk_buff *skb, const struct fq_comm_stats *st, u
 		hi--;
 	fq_stats_hist_pct(st->hist[c], st->count[c], &p50, &p99, &p999);
 	if (!nest || nla_put_u8(skb, FABRIQ_A_STATS_COLL_TYPE, c) ||
-	    nla_put_u64_64bit(skb, FABRIQ_A_STATS_COLL_COUNT, st->count[c], FABRIQ_A_STATS_COLL_PAD) ||
-	    nla_put_u64_64bit(skb, FABRIQ_A_STATS_COLL_SUM_NS, st->sum_ns[c], FABRIQ_A_STATS_COLL_PAD) ||
-	    nla_put_u64_64bit(skb, FABRIQ_A_STATS_COLL_MIN_NS, st->min_ns[c], FABRIQ_A_STATS_COLL_PAD) ||
-	    nla_put_u64_64bit(skb, FABRIQ_A_STATS_COLL_MAX_NS, st->max_ns[c], FABRIQ_A_STATS_COLL_PAD) ||
-	    nla_put_u64_64bit(skb, FABRIQ_A_STATS_COLL_P50_NS, p50, FABRIQ_A_STATS_COLL_PAD) ||
-	    nla_put_u64_64bit(skb, FABRIQ_A_STATS_COLL_P99_NS, p99, FABRIQ_A_STATS_COLL_PAD) ||
-	    nla_put_u64_64bit(skb, FABRIQ_A_STATS_COLL_P999_NS, p999, FABRIQ_A_STATS_COLL_PAD) ||
+	    fq_coll_u64(skb, FABRIQ_A_STATS_COLL_COUNT, st->count[c]) ||
+	    fq_coll_u64(skb, FABRIQ_A_STATS_COLL_SUM_NS, st->sum_ns[c]) ||
+	    fq_coll_u64(skb, FABRIQ_A_STATS_COLL_MIN_NS, st->min_ns[c]) ||
+	    fq_coll_u64(skb, FABRIQ_A_STATS_COLL_MAX_NS, st->max_ns[c]) ||
+	    fq_coll_u64(skb, FABRIQ_A_STATS_COLL_P50_NS, p50) ||
+	    fq_coll_u64(skb, FABRIQ_A_STATS_COLL_P99_NS, p99) ||
+	    fq_coll_u64(skb, FABRIQ_A_STATS_COLL_P999_NS, p999) ||
 	    nla_put_u8(skb, FABRIQ_A_STATS_COLL_BUCKET_FIRST, lo) ||
-	    nla_put(skb, FABRIQ_A_STATS_COLL_BUCKETS, (hi - lo + 1) * sizeof(u64), &st->hist[c][lo]))
+	    nla_put(skb, FABRIQ_A_STATS_COLL_BUCKETS, (hi - lo + 1) * sizeof(u64),
+		    &st->hist[c][lo]))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -313,23 +324,20 @@ static int fq_nl_put_peer(struct sk_buff *skb, struct fq_comm *comm, struct fq_p
 	spin_unlock_bh(&comm->stats_lock);
 	if (nla_put_u32(skb, FABRIQ_A_STATS_PEER_RANK, p->rank) ||
 	    fq_nl_put_sockaddr(skb, FABRIQ_A_STATS_PEER_ADDR, &comm->addrs[p->rank]) ||
-	    nla_put_u64_64bit(skb, FABRIQ_A_STATS_PEER_TX_BYTES, qs.tx_bytes, FABRIQ_A_STATS_PEER_PAD) ||
-	    nla_put_u64_64bit(skb, FABRIQ_A_STATS_PEER_RX_BYTES, qs.rx_bytes, FABRIQ_A_STATS_PEER_PAD) ||
-	    nla_put_u64_64bit(skb, FABRIQ_A_STATS_PEER_TX_WRS, qs.tx_wrs, FABRIQ_A_STATS_PEER_PAD) ||
-	    nla_put_u64_64bit(skb, FABRIQ_A_STATS_PEER_RX_WRS, qs.rx_wrs, FABRIQ_A_STATS_PEER_PAD) ||
-	    nla_put_u64_64bit(skb, FABRIQ_A_STATS_PEER_ERRORS, qs.errors, FABRIQ_A_STATS_PEER_PAD) ||
+	    fq_peer_u64(skb, FABRIQ_A_STATS_PEER_TX_BYTES, qs.tx_bytes) ||
+	    fq_peer_u64(skb, FABRIQ_A_STATS_PEER_RX_BYTES, qs.rx_bytes) ||
+	    fq_peer_u64(skb, FABRIQ_A_STATS_PEER_TX_WRS, qs.tx_wrs) ||
+	    fq_peer_u64(skb, FABRIQ_A_STATS_PEER_RX_WRS, qs.rx_wrs) ||
+	    fq_peer_u64(skb, FABRIQ_A_STATS_PEER_ERRORS, qs.errors) ||
 	    nla_put_u32(skb, FABRIQ_A_STATS_PEER_OUTSTANDING, inflight) ||
 	    nla_put_u64_64bit(skb, FABRIQ_A_STATS_PEER_CQE_AVG_NS,
 			      qs.tx_wrs ? div64_u64(qs.cqe_ns, qs.tx_wrs) : 0,
 			      FABRIQ_A_STATS_PEER_PAD) ||
-	    nla_put_u64_64bit(skb, FABRIQ_A_STATS_PEER_CQE_MAX_NS, qs.cqe_max_ns,
-			      FABRIQ_A_STATS_PEER_PAD) ||
-	    nla_put_u64_64bit(skb, FABRIQ_A_STATS_PEER_STEPS, steps, FABRIQ_A_STATS_PEER_PAD) ||
-	    nla_put_u64_64bit(skb, FABRIQ_A_STATS_PEER_WAIT_NS, wait, FABRIQ_A_STATS_PEER_PAD) ||
-	    nla_put_u64_64bit(skb, FABRIQ_A_STATS_PEER_WAIT_MAX_NS, wait_max,
-			      FABRIQ_A_STATS_PEER_PAD) ||
-	    nla_put_u64_64bit(skb, FABRIQ_A_STATS_PEER_WAIT_LAST_NS, wait_last,
-			      FABRIQ_A_STATS_PEER_PAD) ||
+	    fq_peer_u64(skb, FABRIQ_A_STATS_PEER_CQE_MAX_NS, qs.cqe_max_ns) ||
+	    fq_peer_u64(skb, FABRIQ_A_STATS_PEER_STEPS, steps) ||
+	    fq_peer_u64(skb, FABRIQ_A_STATS_PEER_WAIT_NS, wait) ||
+	    fq_peer_u64(skb, FABRIQ_A_STATS_PEER_WAIT_MAX_NS, wait_max) ||
+	    fq_peer_u64(skb, FABRIQ_A_STATS_PEER_WAIT_LAST_NS, wait_last) ||
 	    (slow && nla_put_flag(skb, FABRIQ_A_STATS_PEER_SLOW))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;

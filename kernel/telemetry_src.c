@@ -226,8 +226,10 @@ static void fq_src_pma(struct fq_tm_port *tm, struct ib_device *ibdev, struct fq
 		fq_set(s, present, FABRIQ_CTR_TX_DISCARDS, be16_to_cpu(pc.port_xmit_discards));
 		fq_set(s, present, FABRIQ_CTR_XMIT_WAIT, be32_to_cpu(pc.port_xmit_wait));
 		if (!tm->pma_ext_ok) {
-			fq_set(s, present, FABRIQ_CTR_TX_BYTES, (u64)be32_to_cpu(pc.port_xmit_data) * 4);
-			fq_set(s, present, FABRIQ_CTR_RX_BYTES, (u64)be32_to_cpu(pc.port_rcv_data) * 4);
+			fq_set(s, present, FABRIQ_CTR_TX_BYTES,
+			       (u64)be32_to_cpu(pc.port_xmit_data) * 4);
+			fq_set(s, present, FABRIQ_CTR_RX_BYTES,
+			       (u64)be32_to_cpu(pc.port_rcv_data) * 4);
 		}
 	}
 	tm->pma_vl_ok = !fq_pma_get(ibdev, port, FQ_PMA_PORT_VL_XMIT_WAIT, &vw, sizeof(vw));
@@ -278,7 +280,7 @@ int fq_src_device(struct fq_tm_port *tm, struct fq_tm_sample *s)
 {
 	struct fabriq_dev *fdev = tm->port->fdev;
 	struct ib_device *ibdev = fdev->ibdev;
-	struct fabriq_port_info pi;
+	struct fabriq_port_info pi = {};
 	DECLARE_BITMAP(present, FQ_TM_NUM_CTR);
 	struct ib_port_attr attr;
 
@@ -289,13 +291,13 @@ int fq_src_device(struct fq_tm_port *tm, struct fq_tm_sample *s)
 	fq_src_hw(tm, ibdev, s, present);
 	if (rdma_protocol_ib(ibdev, tm->port->num) && ibdev->ops.process_mad)
 		fq_src_pma(tm, ibdev, s, present);
-	if (!fabriq_port_query(fdev, tm->port, &pi) && !ib_query_port(ibdev, tm->port->num, &attr)) {
+	if (!fabriq_port_query(fdev, tm->port, &pi) &&
+	    !ib_query_port(ibdev, tm->port->num, &attr)) {
 		s->rate_mbps = pi.rate_mbps;
 		s->max_rate_mbps = fq_src_max_rate(ibdev, tm->port->num, pi.rate_mbps, &attr);
 	}
 	mutex_lock(&tm->lock);
-	tm->link_layer = rdma_port_get_link_layer(ibdev, tm->port->num) == IB_LINK_LAYER_INFINIBAND ?
-			 FABRIQ_LINK_LAYER_INFINIBAND : FABRIQ_LINK_LAYER_ETHERNET;
+	tm->link_layer = pi.link_layer;
 	bitmap_copy(tm->present, present, FQ_TM_NUM_CTR);
 	mutex_unlock(&tm->lock);
 	return 0;
@@ -410,12 +412,20 @@ out:
  */
 void fq_src_own(struct fq_tm_port *tm, struct fq_tm_sample *s)
 {
+	static const u8 ctr[FQ_OWN_NUM] = {
+		[FQ_OWN_TX_BYTES] = FABRIQ_CTR_OWN_TX_BYTES,
+		[FQ_OWN_RX_BYTES] = FABRIQ_CTR_OWN_RX_BYTES,
+		[FQ_OWN_TX_WRS] = FABRIQ_CTR_OWN_TX_WRS,
+		[FQ_OWN_RX_WRS] = FABRIQ_CTR_OWN_RX_WRS,
+		[FQ_OWN_ERRORS] = FABRIQ_CTR_OWN_ERRORS,
+		[FQ_OWN_CQE_NS] = FABRIQ_CTR_OWN_CQE_NS,
+	};
 	int i;
 
 	mutex_lock(&tm->lock);
 	for (i = 0; i < FQ_OWN_NUM; i++) {
-		s->ctr[FABRIQ_CTR_OWN_TX_BYTES + i] = atomic64_read(&tm->own[i]);
-		__set_bit(FABRIQ_CTR_OWN_TX_BYTES + i, tm->present);
+		s->ctr[ctr[i]] = atomic64_read(&tm->own[i]);
+		__set_bit(ctr[i], tm->present);
 	}
 	mutex_unlock(&tm->lock);
 }

@@ -17,7 +17,7 @@ check_eq "-V prints the module's version" \
 	"fabriq $(modinfo -F version "$(modinfo -n fabriq 2>/dev/null || echo "$FQ_KO_DIR/fabriq.ko")")" \
 	"$(echo "$out" | cut -d' ' -f1-2)"
 run fq help
-check_match "help prints the grammar" "OBJECT := \{ dev \| qos \| ping \| monitor \| bench \| comm \}" "$out"
+check_match "help prints the grammar" "OBJECT := \{ dev \| qos \| ping \| monitor \| bench \| comm \| stats \| top \}" "$out"
 run fq dev help
 check_match "dev help prints its grammar" "fabriq dev show \[DEV\]" "$out"
 run fq monitor help

@@ -77,12 +77,13 @@ static uint32_t put_u64(struct req *r, uint16_t type, uint64_t v)
 
 /* Send; expect errno @err, an extack holding @msg, offset @offs (< 0: any), nothing changed. */
 #define EXPECT_REFUSED(_err, _msg, _offs) do {						\
+	volatile int64_t _o = (_offs);							\
 	ASSERT_EQ(0, transact_cb(self->fd, &self->r, &self->rep, NULL));		\
 	EXPECT_EQ(-(_err), self->rep.error);						\
 	EXPECT_TRUE(strstr(self->rep.msg, _msg) != NULL)				\
 		TH_LOG("extack: '%s'", self->rep.msg);					\
-	if ((int64_t)(_offs) >= 0)							\
-		EXPECT_EQ((int64_t)(_offs), self->rep.offs);				\
+	if (_o >= 0)									\
+		EXPECT_EQ((int64_t)_o, self->rep.offs);					\
 	EXPECT_STREQ(self->before, config_text());					\
 } while (0)
 
