@@ -212,7 +212,15 @@ TEST_F(cfg, reply_only_attribute)
 
 TEST_F(cfg, good_request_round_trips)
 {
+	unsigned long long thr = 0;
+	unsigned int samples = 0;
 	struct nlattr *n;
+	char *p;
+
+	p = strstr(self->before, "samples ");
+	ASSERT_TRUE(p && sscanf(p, "samples %u", &samples) == 1);
+	p = strstr(self->before, "detector bw-drop enabled on threshold ");
+	ASSERT_TRUE(p && sscanf(p, "detector bw-drop enabled on threshold %llu", &thr) == 1);
 
 	put_u32(&self->r, FABRIQ_A_CONFIG_RING_SAMPLES, 48);
 	n = req_nest_start(&self->r, FABRIQ_A_CONFIG_DET);
@@ -223,12 +231,12 @@ TEST_F(cfg, good_request_round_trips)
 	EXPECT_EQ(0, self->rep.error);
 	EXPECT_TRUE(strstr(config_text(), "samples 48") != NULL);
 	EXPECT_TRUE(strstr(config_text(), "detector bw-drop enabled on threshold 45 ") != NULL);
-	/* back to the defaults */
+	/* back to what it was */
 	req_init(&self->r, self->family, FABRIQ_CMD_CONFIG_SET, 0);
-	put_u32(&self->r, FABRIQ_A_CONFIG_RING_SAMPLES, 64);
+	put_u32(&self->r, FABRIQ_A_CONFIG_RING_SAMPLES, samples);
 	n = req_nest_start(&self->r, FABRIQ_A_CONFIG_DET);
 	put_u8(&self->r, FABRIQ_A_CONFIG_DET_ID, FABRIQ_DET_BW_DROP);
-	put_u64(&self->r, FABRIQ_A_CONFIG_DET_THRESHOLD, 30);
+	put_u64(&self->r, FABRIQ_A_CONFIG_DET_THRESHOLD, thr);
 	req_nest_end(&self->r, n);
 	ASSERT_EQ(0, transact_cb(self->fd, &self->r, &self->rep, NULL));
 	EXPECT_EQ(0, self->rep.error);
