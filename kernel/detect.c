@@ -122,8 +122,9 @@ static int fq_ev_put_addr(struct sk_buff *skb, const struct sockaddr_storage *ss
 	return 0;
 }
 
-static int fq_ev_fill(struct sk_buff *skb, const struct fq_event *ev)
+static int fq_ev_fill(struct sk_buff *skb, const void *arg)
 {
+	const struct fq_event *ev = arg;
 	const struct fq_ev_subject *sj = &ev->subj;
 
 	if (nla_put_u8(skb, FABRIQ_A_EVENT_DETECTOR, ev->det) ||
@@ -150,25 +151,6 @@ static int fq_ev_fill(struct sk_buff *skb, const struct fq_event *ev)
 	     fq_ev_put_addr(skb, &ev->peer_addr)))
 		return -EMSGSIZE;
 	return 0;
-}
-
-static void fq_ev_notify(const struct fq_event *ev)
-{
-	struct sk_buff *msg;
-	void *hdr;
-
-	if (!fabriq_nl_has_listeners())
-		return;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return;
-	hdr = fabriq_nl_put_hdr(msg, 0, 0, 0, FABRIQ_CMD_EVENT_NTF);
-	if (!hdr || fq_ev_fill(msg, ev)) {
-		nlmsg_free(msg);
-		return;
-	}
-	genlmsg_end(msg, hdr);
-	fabriq_nl_send_event(msg);
 }
 
 static u8 fq_det_severity(u8 det, bool cleared)
@@ -217,7 +199,7 @@ static void fq_ev_emit(u8 det, bool cleared, const struct fq_ev_subject *subj, u
 		fq_ev_suppressed++;
 	spin_unlock_bh(&fq_ev_lock);
 	if (ok)
-		fq_ev_notify(ev);
+		fabriq_nl_event(FABRIQ_CMD_EVENT_NTF, fq_ev_fill, ev);
 	kfree(ev);
 }
 

@@ -114,8 +114,7 @@ struct genl_info;
 struct fabriq_dev *fabriq_nl_dev_lookup(struct genl_info *info, int index_type,
 					int name_type);
 void *fabriq_nl_put_hdr(struct sk_buff *skb, u32 portid, u32 seq, int flags, u8 cmd);
-bool fabriq_nl_has_listeners(void);
-void fabriq_nl_send_event(struct sk_buff *msg);
+void fabriq_nl_event(u8 cmd, int (*fill)(struct sk_buff *msg, const void *arg), const void *arg);
 
 /* qos_backend.c (the driver-facing half is in fabriq_backend.h) */
 struct fabriq_ecn_prio;

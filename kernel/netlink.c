@@ -386,7 +386,7 @@ void *fabriq_nl_put_hdr(struct sk_buff *skb, u32 portid, u32 seq, int flags, u8 
 /**
  * fabriq_nl_has_listeners() - is anybody in the events group?
  */
-bool fabriq_nl_has_listeners(void)
+static bool fabriq_nl_has_listeners(void)
 {
 	return genl_has_listeners(&fabriq_nl_family, &init_net, FABRIQ_NLGRP_EVENTS);
 }
@@ -397,9 +397,36 @@ bool fabriq_nl_has_listeners(void)
  *
  * Context: process context.
  */
-void fabriq_nl_send_event(struct sk_buff *msg)
+static void fabriq_nl_send_event(struct sk_buff *msg)
 {
 	genlmsg_multicast(&fabriq_nl_family, msg, 0, FABRIQ_NLGRP_EVENTS, GFP_KERNEL);
+}
+
+/**
+ * fabriq_nl_event() - build one notification and send it to the events group
+ * @cmd: FABRIQ_CMD_*_NTF
+ * @fill: puts the attributes; returns 0 or -EMSGSIZE
+ * @arg: for @fill
+ *
+ * Nothing is built when nobody listens.  Context: process context.
+ */
+void fabriq_nl_event(u8 cmd, int (*fill)(struct sk_buff *msg, const void *arg), const void *arg)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (!fabriq_nl_has_listeners())
+		return;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = fabriq_nl_put_hdr(msg, 0, 0, 0, cmd);
+	if (!hdr || fill(msg, arg)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	fabriq_nl_send_event(msg);
 }
 
 static void fabriq_nl_multicast(struct fabriq_dev *fdev, u8 cmd, const char *old_name,

@@ -596,6 +596,30 @@ out_put:
 	return err;
 }
 
+/* what a QoS notification says */
+struct fabriq_qos_ntf {
+	u8 cmd;
+	const char *dev_name;
+	u32 port;
+	u32 drift;
+	const char *field;
+	const char *message;
+};
+
+static int fabriq_nl_qos_fill_ntf(struct sk_buff *msg, const void *arg)
+{
+	const struct fabriq_qos_ntf *n = arg;
+
+	if (nla_put_string(msg, FABRIQ_A_QOS_DEV_NAME, n->dev_name) ||
+	    nla_put_u32(msg, FABRIQ_A_QOS_PORT, n->port) ||
+	    (n->cmd == FABRIQ_CMD_QOS_DRIFT_NTF &&
+	     nla_put_u32(msg, FABRIQ_A_QOS_DRIFT, n->drift)) ||
+	    (n->field && nla_put_string(msg, FABRIQ_A_QOS_FIELD, n->field)) ||
+	    nla_put_string(msg, FABRIQ_A_QOS_MESSAGE, n->message))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /**
  * fabriq_nl_qos_notify() - a QoS notification on the events group
  * @cmd: FABRIQ_CMD_QOS_DRIFT_NTF or FABRIQ_CMD_QOS_WARN_NTF
@@ -610,24 +634,10 @@ out_put:
 void fabriq_nl_qos_notify(u8 cmd, const char *dev_name, u32 port, u32 drift,
 			  const char *field, const char *message)
 {
-	struct sk_buff *msg;
-	void *hdr;
+	const struct fabriq_qos_ntf ntf = {
+		.cmd = cmd, .dev_name = dev_name, .port = port, .drift = drift,
+		.field = field, .message = message,
+	};
 
-	if (!fabriq_nl_has_listeners())
-		return;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return;
-	hdr = fabriq_nl_put_hdr(msg, 0, 0, 0, cmd);
-	if (!hdr ||
-	    nla_put_string(msg, FABRIQ_A_QOS_DEV_NAME, dev_name) ||
-	    nla_put_u32(msg, FABRIQ_A_QOS_PORT, port) ||
-	    (cmd == FABRIQ_CMD_QOS_DRIFT_NTF && nla_put_u32(msg, FABRIQ_A_QOS_DRIFT, drift)) ||
-	    (field && nla_put_string(msg, FABRIQ_A_QOS_FIELD, field)) ||
-	    nla_put_string(msg, FABRIQ_A_QOS_MESSAGE, message)) {
-		nlmsg_free(msg);
-		return;
-	}
-	genlmsg_end(msg, hdr);
-	fabriq_nl_send_event(msg);
+	fabriq_nl_event(cmd, fabriq_nl_qos_fill_ntf, &ntf);
 }

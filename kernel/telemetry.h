@@ -4,9 +4,10 @@
  * (telemetry_src.c), the detectors and their events (detect.c), and the
  * netlink (telemetry_netlink.c) and debugfs (telemetry_debugfs.c) views.
  *
- * Lock order: fabriq_dev.lock, then fq_tm_port.lock, then fq_ev_lock
- * (detect.c; a leaf).  The sampler reads the device under fabriq_dev.lock
- * and the netdev under rtnl_lock, never both at once.
+ * Lock order: fq_tm_cfg_lock (telemetry.c), then fabriq_devs_lock; and
+ * fabriq_dev.lock or rtnl_lock (never both: the sampler reads the device
+ * under the one and the netdev under the other), then fq_tm_port.lock,
+ * then fq_ev_lock (detect.c; a leaf).
  */
 #ifndef _FABRIQ_TELEMETRY_H
 #define _FABRIQ_TELEMETRY_H

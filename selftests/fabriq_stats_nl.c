@@ -262,44 +262,6 @@ TEST_F(cfg, stats_port_without_device)
 			TH_LOG("extack: '%s'", self->rep.msg);
 }
 
-/* The id of the family's "events" multicast group. */
-static int events_group(int fd)
-{
-	static char buf[BUF_SIZE];
-	struct nlattr *grps, *g;
-	struct nlmsghdr *h;
-	int len, alen, glen;
-	void *attrs, *gp;
-	struct req r;
-
-	req_init(&r, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 0);
-	r.nlh.nlmsg_flags &= ~NLM_F_ACK;
-	req_put(&r, CTRL_ATTR_FAMILY_NAME, FABRIQ_GENL_NAME, sizeof(FABRIQ_GENL_NAME));
-	if (send(fd, &r, r.nlh.nlmsg_len, 0) < 0)
-		return -1;
-	len = recv(fd, buf, sizeof(buf), 0);
-	h = (void *)buf;
-	if (len < 0 || !NLMSG_OK(h, len) || h->nlmsg_type == NLMSG_ERROR)
-		return -1;
-	attrs = genl_attrs(h, &alen);
-	gp = attr_find(attrs, alen, CTRL_ATTR_MCAST_GROUPS);
-	if (!gp)
-		return -1;
-	grps = (struct nlattr *)((char *)gp - NLA_HDRLEN);
-	glen = grps->nla_len - NLA_HDRLEN;
-	for (g = (void *)((char *)grps + NLA_HDRLEN); glen >= NLA_HDRLEN;
-	     glen -= NLA_ALIGN(g->nla_len), g = (void *)((char *)g + NLA_ALIGN(g->nla_len))) {
-		char *name = attr_find((char *)g + NLA_HDRLEN, g->nla_len - NLA_HDRLEN,
-				       CTRL_ATTR_MCAST_GRP_NAME);
-		uint32_t *id = attr_find((char *)g + NLA_HDRLEN, g->nla_len - NLA_HDRLEN,
-					 CTRL_ATTR_MCAST_GRP_ID);
-
-		if (name && id && !strcmp(name, FABRIQ_MCGRP_EVENTS))
-			return *id;
-	}
-	return -1;
-}
-
 static void count_msgs(struct nlmsghdr *h, struct nl_reply *rep)
 {
 }
@@ -314,7 +276,7 @@ TEST(unprivileged)
 	/* a port to dump, sampled at least once */
 	ASSERT_EQ(0, fq_sh("fq_insmod fabriq_sim && fq_sim_new \"81 1 eth\" && sleep 0.5"));
 	family = resolve_family(fd);
-	grp = events_group(fd);
+	grp = resolve_mcgrp(fd, FABRIQ_MCGRP_EVENTS);
 	ASSERT_LT(0, family);
 	ASSERT_LT(0, grp);
 	close(fd);

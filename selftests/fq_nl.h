@@ -164,28 +164,63 @@ static inline int transact_cb(int fd, struct req *r, struct nl_reply *rep, nl_da
 	return 0;
 }
 
-static inline int resolve_family(int fd)
+/* The controller's answer about the fabriq family, or NULL. */
+static inline struct nlmsghdr *get_family(int fd)
 {
 	static char buf[BUF_SIZE];
-	struct nlmsghdr *h;
-	int len, alen;
-	uint16_t *id;
-	void *attrs;
+	struct nlmsghdr *h = (void *)buf;
 	struct req r;
+	int len;
 
 	req_init(&r, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 0);
 	r.nlh.nlmsg_flags &= ~NLM_F_ACK;
 	req_put(&r, CTRL_ATTR_FAMILY_NAME, FABRIQ_GENL_NAME, sizeof(FABRIQ_GENL_NAME));
 	if (send(fd, &r, r.nlh.nlmsg_len, 0) < 0)
-		return -1;
+		return NULL;
 	len = recv(fd, buf, sizeof(buf), 0);
-	h = (void *)buf;
 	if (len < 0 || !NLMSG_OK(h, len) || h->nlmsg_type == NLMSG_ERROR)
+		return NULL;
+	return h;
+}
+
+static inline int resolve_family(int fd)
+{
+	struct nlmsghdr *h = get_family(fd);
+	uint16_t *id;
+	void *attrs;
+	int alen;
+
+	if (!h)
 		return -1;
 	attrs = genl_attrs(h, &alen);
 	id = attr_find(attrs, alen, CTRL_ATTR_FAMILY_ID);
 	return id ? *id : -1;
 }
 
+/* The id of the family's multicast group @name, or -1. */
+static inline int resolve_mcgrp(int fd, const char *name)
+{
+	struct nlmsghdr *h = get_family(fd);
+	struct nlattr *g;
+	void *attrs, *grps;
+	int alen, glen;
+
+	if (!h)
+		return -1;
+	attrs = genl_attrs(h, &alen);
+	grps = attr_find(attrs, alen, CTRL_ATTR_MCAST_GROUPS);
+	if (!grps)
+		return -1;
+	glen = ((struct nlattr *)grps - 1)->nla_len - NLA_HDRLEN;
+	for (g = grps; glen >= NLA_HDRLEN && g->nla_len >= NLA_HDRLEN;
+	     glen -= NLA_ALIGN(g->nla_len), g = (void *)((char *)g + NLA_ALIGN(g->nla_len))) {
+		char *n = attr_find(g + 1, g->nla_len - NLA_HDRLEN, CTRL_ATTR_MCAST_GRP_NAME);
+		uint32_t *id = attr_find(g + 1, g->nla_len - NLA_HDRLEN, CTRL_ATTR_MCAST_GRP_ID);
+
+		if (n && id && !strcmp(n, name))
+			return *id;
+	}
+	return -1;
+}
 
 #endif

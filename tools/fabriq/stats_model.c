@@ -31,6 +31,18 @@ static struct nla_policy stats_policy[FABRIQ_A_STATS_MAX + 1] = {
 	[FABRIQ_A_STATS_COMM_NRANKS] = { .type = NLA_U32 },
 };
 
+/* The attributes of @nest by type (the last of each), up to @max. */
+static void nest_tb(const struct nlattr *nest, struct nlattr **tb, int max)
+{
+	struct nlattr *a;
+	int rem;
+
+	memset(tb, 0, sizeof(*tb) * (max + 1));
+	nla_for_each_nested(a, nest, rem)
+		if (nla_type(a) > 0 && nla_type(a) <= max)
+			tb[nla_type(a)] = a;
+}
+
 static void *grow(void *arr, int n, size_t size)
 {
 	void *p = realloc(arr, (size_t)(n + 1) * size);
@@ -86,23 +98,20 @@ static void get_prio(struct st_port *p, const struct nlattr *nest)
 
 static void get_vl(struct st_port *p, const struct nlattr *nest)
 {
-	struct nlattr *a;
-	int rem, vl = -1;
-	uint64_t w = 0, r = 0;
+	struct nlattr *tb[FABRIQ_A_STATS_VL_MAX + 1];
+	int vl;
 
-	nla_for_each_nested(a, nest, rem) {
-		if (nla_type(a) == FABRIQ_A_STATS_VL_VL)
-			vl = nla_get_u8(a);
-		else if (nla_type(a) == FABRIQ_A_STATS_VL_XMIT_WAIT)
-			w = nla_get_u64(a);
-		else if (nla_type(a) == FABRIQ_A_STATS_VL_XMIT_WAIT_RATE)
-			r = nla_get_u64(a);
-	}
-	if (vl < 0 || vl >= FABRIQ_NUM_VL)
+	nest_tb(nest, tb, FABRIQ_A_STATS_VL_MAX);
+	if (!tb[FABRIQ_A_STATS_VL_VL])
+		return;
+	vl = nla_get_u8(tb[FABRIQ_A_STATS_VL_VL]);
+	if (vl >= FABRIQ_NUM_VL)
 		return;
 	p->vl_mask |= 1u << vl;
-	p->vl_wait[vl] = w;
-	p->vl_rate[vl] = r;
+	if (tb[FABRIQ_A_STATS_VL_XMIT_WAIT])
+		p->vl_wait[vl] = nla_get_u64(tb[FABRIQ_A_STATS_VL_XMIT_WAIT]);
+	if (tb[FABRIQ_A_STATS_VL_XMIT_WAIT_RATE])
+		p->vl_rate[vl] = nla_get_u64(tb[FABRIQ_A_STATS_VL_XMIT_WAIT_RATE]);
 }
 
 static void add_port(struct st_snap *s, struct nlattr **tb, struct nl_msg *msg)
@@ -141,13 +150,11 @@ static void add_port(struct st_snap *s, struct nlattr **tb, struct nl_msg *msg)
 
 static void get_coll(struct st_comm *c, const struct nlattr *nest)
 {
-	struct nlattr *tb[FABRIQ_A_STATS_COLL_MAX + 1] = {}, *a;
+	struct nlattr *tb[FABRIQ_A_STATS_COLL_MAX + 1];
 	struct st_coll *k;
-	int rem, first = 0, n, i;
+	int first = 0, n, i;
 
-	nla_for_each_nested(a, nest, rem)
-		if (nla_type(a) > 0 && nla_type(a) <= FABRIQ_A_STATS_COLL_MAX)
-			tb[nla_type(a)] = a;
+	nest_tb(nest, tb, FABRIQ_A_STATS_COLL_MAX);
 	if (!tb[FABRIQ_A_STATS_COLL_TYPE] || c->ncoll >= __FABRIQ_COLL_MAX)
 		return;
 	k = &c->coll[c->ncoll++];
@@ -173,13 +180,10 @@ static void get_coll(struct st_comm *c, const struct nlattr *nest)
 
 static void get_peer(struct st_comm *c, const struct nlattr *nest)
 {
-	struct nlattr *tb[FABRIQ_A_STATS_PEER_MAX + 1] = {}, *a;
+	struct nlattr *tb[FABRIQ_A_STATS_PEER_MAX + 1], *a;
 	struct st_peer *p;
-	int rem;
 
-	nla_for_each_nested(a, nest, rem)
-		if (nla_type(a) > 0 && nla_type(a) <= FABRIQ_A_STATS_PEER_MAX)
-			tb[nla_type(a)] = a;
+	nest_tb(nest, tb, FABRIQ_A_STATS_PEER_MAX);
 	if (!tb[FABRIQ_A_STATS_PEER_RANK])
 		return;
 	c->peers = grow(c->peers, c->npeers, sizeof(*c->peers));
