@@ -82,6 +82,8 @@ struct fq_ack {
  * @dma: their mappings, @len their lengths, unmapped at completion
  * @ack: the sending transfer's, marked at completion (zero-copy only)
  * @msg: the message's index in that transfer
+ * @t_post: when it was posted (ktime ns), for the completion time
+ * @bytes: its payload
  */
 struct fq_tx_ent {
 	u8 nsge;

@@ -270,7 +270,7 @@ static int fq_tm_port_reconfig(struct fq_tm_port *tm, const struct fq_tm_config 
 
 	mutex_lock(&tm->lock);
 	err = fq_tm_ring_resize(tm, cfg->ring_samples);
-	if (!err && !tm->dead && cfg->interval_ms)
+	if (!err && !tm->dead && cfg->interval_ms && !tm->port->fdev->unsupported)
 		mod_delayed_work(fq_tm_wq, &tm->work, 0);
 	mutex_unlock(&tm->lock);
 	return err;

@@ -85,7 +85,9 @@ struct fq_ev_subject {
 
 /* ethtool statistics of a RoCE port's netdev that fabriq understands */
 struct fq_tm_ethtool_map {
+	int ifindex;		/* the netdev the map is for */
 	int n_stats;		/* what get_sset_count said when the map was built */
+	u64 recheck_at;		/* no pause counters: look again at this sample */
 	s32 pause[FABRIQ_PAUSE_NUM][FQ_TM_NUM_PRIO];	/* stat index, -1: none */
 };
 
@@ -110,6 +112,7 @@ struct fq_tm_ethtool_map {
  * @pma_ok: the port answers PMA PortCounters
  * @pma_ext_ok: the port answers PortCountersExtended
  * @pma_vl_ok: the port answers PortVLXmitWaitCounters
+ * @width_sup: PortInfo:LinkWidthSupported, read once (0: not yet)
  * @vl_raw: the 16-bit per-VL counters as last read
  * @vl_acc: their rises, summed (what samples report)
  * @sample_ns: time the samples took, summed
@@ -139,6 +142,7 @@ struct fq_tm_port {
 	bool pma_ok;
 	bool pma_ext_ok;
 	bool pma_vl_ok;
+	u8 width_sup;
 	u16 vl_raw[FABRIQ_NUM_VL];
 	u64 vl_acc[FABRIQ_NUM_VL];
 	u64 sample_ns;

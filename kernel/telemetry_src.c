@@ -242,25 +242,30 @@ static void fq_src_pma(struct fq_tm_port *tm, struct ib_device *ibdev, struct fq
 	}
 }
 
-/* The best rate the port could run at, from PortInfo's supported width and speed. */
-static u32 fq_src_max_rate(struct ib_device *ibdev, u32 port, u32 active_mbps,
+/*
+ * The best rate the port could reach at its active speed: its widest
+ * supported width (PortInfo:LinkWidthSupported, a property of the port,
+ * read once).
+ */
+static u32 fq_src_max_rate(struct fq_tm_port *tm, struct ib_device *ibdev, u32 active_mbps,
 			   const struct ib_port_attr *attr)
 {
+	u32 port = tm->port->num;
 	struct ib_port_info *pi;
-	u8 wsup;
+	u8 wsup = tm->width_sup;
 	int w, aw;
 
 	if (!ibdev->ops.process_mad || !rdma_protocol_ib(ibdev, port))
 		return 0;
-	pi = kzalloc(sizeof(*pi), GFP_KERNEL);
-	if (!pi)
-		return 0;
-	if (fabriq_smp_get(ibdev, port, IB_SMP_ATTR_PORT_INFO, port, pi, sizeof(*pi))) {
+	if (!wsup) {
+		pi = kzalloc(sizeof(*pi), GFP_KERNEL);
+		if (!pi)
+			return 0;
+		if (!fabriq_smp_get(ibdev, port, IB_SMP_ATTR_PORT_INFO, port, pi, sizeof(*pi)))
+			wsup = pi->link_width_supported;
 		kfree(pi);
-		return 0;
+		tm->width_sup = wsup;
 	}
-	wsup = pi->link_width_supported;
-	kfree(pi);
 	aw = ib_width_enum_to_int(attr->active_width);
 	if (!wsup || aw <= 0)
 		return 0;
@@ -294,7 +299,7 @@ int fq_src_device(struct fq_tm_port *tm, struct fq_tm_sample *s)
 	if (!fabriq_port_query(fdev, tm->port, &pi) &&
 	    !ib_query_port(ibdev, tm->port->num, &attr)) {
 		s->rate_mbps = pi.rate_mbps;
-		s->max_rate_mbps = fq_src_max_rate(ibdev, tm->port->num, pi.rate_mbps, &attr);
+		s->max_rate_mbps = fq_src_max_rate(tm, ibdev, pi.rate_mbps, &attr);
 	}
 	mutex_lock(&tm->lock);
 	tm->link_layer = pi.link_layer;
@@ -328,6 +333,7 @@ static void fq_src_eth_map(struct fq_tm_port *tm, struct net_device *ndev, int n
 	u8 *names;
 
 	memset(tm->eth.pause, 0xff, sizeof(tm->eth.pause));
+	tm->eth.ifindex = ndev->ifindex;
 	tm->eth.n_stats = n;
 	tm->has_pause = false;
 	names = kcalloc(n, ETH_GSTRING_LEN, GFP_KERNEL);
@@ -369,6 +375,10 @@ void fq_src_netdev(struct fq_tm_port *tm, struct net_device *ndev, struct fq_tm_
 	u64 *data = NULL;
 	int n, c, p;
 
+	/* a netdev without pause counters is looked at again every 100 samples */
+	if (tm->eth.ifindex == ndev->ifindex && !tm->has_pause &&
+	    READ_ONCE(tm->samples) < tm->eth.recheck_at)
+		return;
 	rtnl_lock();
 	ops = ndev->ethtool_ops;
 	if (!ops || !ops->get_sset_count || !ops->get_strings || !ops->get_ethtool_stats)
@@ -376,7 +386,7 @@ void fq_src_netdev(struct fq_tm_port *tm, struct net_device *ndev, struct fq_tm_
 	n = ops->get_sset_count(ndev, ETH_SS_STATS);
 	if (n <= 0 || n > 65536)
 		goto out;
-	if (n != tm->eth.n_stats)
+	if (n != tm->eth.n_stats || ndev->ifindex != tm->eth.ifindex)
 		fq_src_eth_map(tm, ndev, n);
 	if (!tm->has_pause)
 		goto out;
@@ -401,6 +411,10 @@ void fq_src_netdev(struct fq_tm_port *tm, struct net_device *ndev, struct fq_tm_
 	}
 	mutex_unlock(&tm->lock);
 out:
+	if (!tm->has_pause) {
+		tm->eth.ifindex = ndev->ifindex;
+		tm->eth.recheck_at = READ_ONCE(tm->samples) + 100;
+	}
 	rtnl_unlock();
 	kfree(data);
 }

@@ -19,7 +19,7 @@
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 45
+ktap_plan 47
 fq_load_fabriq || { ktap_diag "cannot load fabriq"; exit 1; }
 fq_insmod fabriq_sim || { ktap_diag "cannot load fabriq_sim"; exit 1; }
 SIM=/sys/kernel/debug/fabriq_sim
@@ -30,7 +30,8 @@ cleanup() {
 	fq stats config set interval 100 samples 64 events-per-sec 20 \
 		detector pfc-storm threshold 20 window 2000 limit 10000 \
 		detector vl-congestion threshold 100000 window 1000 \
-		detector ecn-anomaly window 1000 detector error-rate window 60000 >/dev/null 2>&1
+		detector ecn-anomaly window 1000 detector error-rate window 60000 \
+		detector latency threshold 5000 window 300000 >/dev/null 2>&1
 	fq_sim_del 91 2>/dev/null; fq_sim_del 92 2>/dev/null; fq_sim_del 93 2>/dev/null
 	rm -rf "$tmp"
 }
@@ -171,6 +172,22 @@ check_match "symbol errors: error rate on fqsim92 (no packets: 10^6 ppm)" \
 wait_for 10 got '.detector=="error-rate" and .state=="cleared"'
 check_match "error rate: cleared once the window holds no errors" '"state":"cleared".*"dev":"fqsim92"' \
 	"$(ev '.detector=="error-rate" and .state=="cleared"')"
+
+# latency: fabriq's own completion times on rxe under TCG are far above 1 us.
+# Fresh devices: the earlier tests' traffic may have raised it already.
+for i in 0 1; do rdma link del fqr$i && rdma link add fqr$i type rxe netdev fqr$i; done
+fq stats config set detector latency threshold 1000 window 0
+fq bench allreduce --ranks 2 -b 64K -e 64K -n 20 -w 1 -c 0 --port 19650 >/dev/null 2>&1
+wait_for 10 got '.detector=="latency" and .state=="raised"'
+check_match "latency above 1 us: raised on an rxe port, value in ns" \
+	'"detector":"latency","state":"raised","severity":"warning","dev":"fqr[01]","port":1,"value":[0-9]{4,},"threshold":1000' \
+	"$(ev '.detector=="latency" and .state=="raised"')"
+fq stats config set detector latency threshold 60000000000
+fq bench allreduce --ranks 2 -b 64K -e 64K -n 20 -w 1 -c 0 --port 19650 >/dev/null 2>&1
+wait_for 10 got '.detector=="latency" and .state=="cleared"'
+check_match "latency: cleared under a threshold it meets" '"detector":"latency","state":"cleared"' \
+	"$(ev '.detector=="latency" and .state=="cleared"')"
+fq stats config set detector latency threshold 5000 window 300000
 kill $mon; wait $mon 2>/dev/null; mon=
 
 # ---- Prometheus ----
