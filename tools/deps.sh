@@ -14,6 +14,7 @@ pkgs=(
 	linux-source-6.1
 	qemu-system-x86 busybox-static cpio xz-utils kmod iproute2 jq dkms sparse
 	tcpdump iputils-ping perftest ibverbs-providers bc
+	ethtool procps
 )
 missing=()
 for p in "${pkgs[@]}"; do
@@ -26,6 +27,8 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 echo "fabriq: installing ${missing[*]}" >&2
+t0=$(date +%s)
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 apt-get install -y -q --no-install-recommends "${missing[@]}"
+echo "# deps: ${#missing[@]} packages installed in $(( $(date +%s) - t0 )) s"
