@@ -11,8 +11,9 @@
 here=$(cd "$(dirname "$0")" && pwd)
 
 ktap_plan 20
-fq_load_fabriq || { ktap_diag "cannot load fabriq"; exit 1; }
-fq_ranks_up 8 || { ktap_diag "cannot set up 8 local ranks"; exit 1; }
+fq_require jq sysctl pkill
+fq_load_fabriq || ktap_bail "cannot load fabriq"
+fq_ranks_up 8 || ktap_bail "cannot set up 8 local ranks"
 
 # run_sub DESC CMD...: a nested KTAP program; its lines become diagnostics
 run_sub() {

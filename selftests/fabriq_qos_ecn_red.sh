@@ -13,7 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 
 ktap_plan 12
-for t in tcpdump ping; do command -v $t >/dev/null || { echo "1..0 # SKIP $t not installed"; exit 4; }; done
+fq_require tcpdump ping tc jq
 modprobe rdma_rxe || { echo "1..0 # SKIP rdma_rxe not available"; exit 4; }
 tmp=$(mktemp -d)
 ND=fqsim90p1

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 ktap_plan 22
-command -v dcb >/dev/null || { echo "1..0 # SKIP dcb (iproute2) not installed"; exit 4; }
+fq_require dcb ethtool jq
 fq_insmod fabriq_sim || { ktap_not_ok "load fabriq_sim"; ktap_finish; }
 trap 'fq_sim_del 21 2>/dev/null; fq_sim_del 22 2>/dev/null' EXIT
 fq_sim_new "21 1 eth"

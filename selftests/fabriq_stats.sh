@@ -19,9 +19,10 @@
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 47
-fq_load_fabriq || { ktap_diag "cannot load fabriq"; exit 1; }
-fq_insmod fabriq_sim || { ktap_diag "cannot load fabriq_sim"; exit 1; }
+ktap_plan 51
+fq_require jq python3 sysctl
+fq_load_fabriq || ktap_bail "cannot load fabriq"
+fq_insmod fabriq_sim || ktap_bail "cannot load fabriq_sim"
 SIM=/sys/kernel/debug/fabriq_sim
 tmp=$(mktemp -d)
 mon=
@@ -39,7 +40,7 @@ trap cleanup EXIT
 fq_sim_new "91 1 eth"
 fq_sim_new "92 1 ib"
 ip link set fqsim91p1 up
-fq_ranks_up 4 || { ktap_diag "cannot set up 4 local ranks"; exit 1; }
+fq_ranks_up 4 || ktap_bail "cannot set up 4 local ranks"
 
 # ---- configuration ----
 defaults=$(fq stats config show)
@@ -201,8 +202,9 @@ check_match "per-VL XmitWait with a vl label" \
 check_eq "every metric is prefixed fabriq_" "" "$(grep -v '^#' "$tmp/prom" | grep -v '^fabriq_')"
 check_eq "absent counters give no sample" "" "$(grep '^fabriq_port_cnp_sent_total{device="fqr0"' "$tmp/prom")"
 printf 'fabriq_x_total{device="a" 1\n' > "$tmp/badprom"
-check_true "... and the parser is strict (refuses a broken line)" \
-	sh -c "! python3 '$here/fabriq_prom_check.py' '$tmp/badprom' >/dev/null"
+bad_out=$(python3 "$here/fabriq_prom_check.py" "$tmp/badprom" 2>&1)
+check_eq "... and the parser is strict (refuses a broken line, exit 1)" \
+	"1 line 1: not a sample line: fabriq_x_total{device=\"a\" 1" "$? $(printf '%s\n' "$bad_out" | head -1)"
 
 # ---- top ----
 check_match "top: the ports table, busiest first" "^DEV +PORT +TX_PKT/s" "$(fq top count 1)"
@@ -220,8 +222,27 @@ check_eq "raw netlink: bad values refused with extack, permissions ($(printf '%s
 	0 "$(printf '%s\n' "$run_nl" | grep -c '^not ok')"
 
 # ---- removal while sampling every millisecond ----
+# A reader loops on netlink and debugfs while devices come and go.  Every
+# netlink read must succeed and list the devices that stay; a debugfs file
+# of a device being removed may vanish (ENOENT) or be cut off (EIO), but
+# may give no other error.
 fq stats config set interval 1
-( for i in $(seq 200); do fq stats show >/dev/null 2>&1; cat $FQ_DBG/devices/*/port1/counters >/dev/null 2>&1; done ) &
+mark=$(fq_console_mark)
+stay='fqr0 fqr1 fqr2 fqsim91 fqsim92'
+(
+	ok=0 bad=0
+	for i in $(seq 200); do
+		out=$(fq stats show 2>&1) && nl_ok=1 || nl_ok=0
+		for d in $stay; do
+			printf '%s\n' "$out" | grep -q "^dev $d port 1" || nl_ok=0
+		done
+		[ $nl_ok -eq 1 ] && ok=$((ok + 1)) ||
+			{ bad=$((bad + 1)); printf '%s\n' "$out" | head -3 > "$tmp/reader.err"; }
+		cat $FQ_DBG/devices/*/port1/counters 2>&1 >/dev/null |
+			grep -Ev 'No such file or directory|Input/output error' >> "$tmp/reader.dbgerr"
+	done
+	echo "$ok $bad" > "$tmp/reader.res"
+) &
 reader=$!
 for i in $(seq 10); do
 	fq_sim_new "93 1 eth"; ip link set fqsim93p1 up 2>/dev/null; sleep 0.05; fq_sim_del 93
@@ -229,8 +250,16 @@ for i in $(seq 10); do
 done
 rdma link del fqr3
 wait $reader
+check_eq "during removals, all 200 netlink reads succeeded and listed the other devices (ok, failed)" \
+	"200 0" "$(cat "$tmp/reader.res" 2>/dev/null)"
+[ -s "$tmp/reader.err" ] && sed 's/^/# reader: /' "$tmp/reader.err"
+check_eq "during removals, debugfs reads gave no error but ENOENT/EIO" "" "$(cat "$tmp/reader.dbgerr")"
+after=$(fq stats show)
 check_eq "devices removed during 1 ms sampling: gone from stats" "" \
-	"$(fq stats show | grep -E '^dev (fqsim93|fqr3) ')"
+	"$(printf '%s\n' "$after" | grep -E '^dev (fqsim93|fqr3) ')"
+check_eq "the devices that stayed are still listed" "$stay" \
+	"$(for d in $stay; do printf '%s\n' "$after" | grep -q "^dev $d port 1" && echo "$d"; done | xargs)"
+check_true "the kernel log shows no oops or WARN since the removals began" fq_console_clean "$mark"
 rdma link add fqr3 type rxe netdev fqr3
 fq stats config set interval 100
 check_match "a re-added device is sampled again" "^tx_pkts +[0-9]+" \

@@ -13,6 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 
 ktap_plan 9
+fq_require tcpdump ping
 PEER=198.18.100.2
 tmp=$(mktemp -d)
 trap '[ -n "${cap:-}" ] && kill "$cap" 2>/dev/null; rm -rf "$tmp"' EXIT

@@ -14,8 +14,11 @@ ktap_n=0
 ktap_pass=0
 ktap_failed=0
 ktap_skipped=0
+ktap_planned=0
 
-ktap_plan() { echo "TAP version 13"; echo "1..$1"; }
+# The plan is a promise: run_tests.sh counts every assertion a test planned
+# but never reached as failed, so stopping early can never shrink a total.
+ktap_plan() { ktap_planned=$1; echo "TAP version 13"; echo "1..$1"; }
 ktap_ok() { ktap_n=$((ktap_n + 1)); ktap_pass=$((ktap_pass + 1)); echo "ok $ktap_n $*"; }
 ktap_not_ok() { ktap_n=$((ktap_n + 1)); ktap_failed=$((ktap_failed + 1)); echo "not ok $ktap_n $*"; }
 ktap_skip() { ktap_n=$((ktap_n + 1)); ktap_skipped=$((ktap_skipped + 1)); echo "ok $ktap_n $1 # SKIP $2"; }
@@ -26,6 +29,47 @@ ktap_finish() {
 	[ "$ktap_failed" -eq 0 ] || exit 1
 	[ "$ktap_pass" -eq 0 ] && [ "$ktap_skipped" -gt 0 ] && exit 4
 	exit 0
+}
+
+# ktap_bail REASON: a set-up step failed; stop here.  The assertions not
+# yet reached are reported as failed (by run_tests.sh, from the plan).
+ktap_bail() {
+	ktap_diag "bail out: $*; $((ktap_planned - ktap_n)) planned assertions not reached"
+	exit 1
+}
+
+# ktap_missing FILE: for KTAP output in FILE (one test's, unindented), print
+# a "not ok" line for each assertion its plan announced but it never
+# reported.  Return: 1 if any were missing.
+ktap_missing() {
+	awk '/^1\.\.[0-9]+/ && !plan { plan = substr($1, 4) + 0 }
+	     /^(ok|not ok) [0-9]+/ { n++ }
+	     END { for (i = n + 1; i <= plan; i++)
+			printf "not ok %d # MISSING: the test stopped before this assertion (%d of %d planned ran)\n", i, n, plan
+		   exit n < plan }' "$1"
+}
+
+# fq_require PROGRAM...: a program the test needs.  A missing one is a
+# broken install, never a skip: name it and its Debian package
+# (tools/deps.list), and fail.
+fq_require() {
+	local p missing=0
+	for p in "$@"; do
+		command -v "$p" >/dev/null && continue
+		command_not_found_handle "$p" 2>&1 | sed 's/^/# /'
+		missing=1
+	done
+	[ $missing -eq 0 ] || ktap_bail "required programs are missing (run tools/deps.sh)"
+}
+
+# A program that is not installed is a broken install: name its package,
+# and record it, so tools/vm/run fails the run loudly.
+command_not_found_handle() {
+	local pkg
+	pkg=$(awk -v p="$1" '$1 == p { print $2; exit }' "$FQ_SRC/tools/deps.list" 2>/dev/null)
+	echo "fabriq: missing program '$1' (Debian package ${pkg:-unknown: add it to tools/deps.list})" >&2
+	[ -n "${FABRIQ_OUT:-}" ] && echo "$1" >> "$FABRIQ_OUT/missing-programs"
+	return 127
 }
 
 # check_eq DESC EXPECTED ACTUAL
@@ -68,6 +112,35 @@ wait_for() {
 }
 
 fq() { "$FQ_CLI" "$@"; }
+
+# fq_exited PID: the process has exited (gone, or a zombie not yet reaped;
+# kill -0 still succeeds on a zombie, so it cannot tell).
+fq_exited() {
+	local st
+	st=$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null) || return 0
+	[ "${st%% *}" = Z ]
+}
+
+# fq_ms_until_exit PID LIMIT_S: poll until PID has exited; print the
+# milliseconds it took (or LIMIT_S * 1000 when it did not exit in time).
+fq_ms_until_exit() {
+	local t0 now limit
+	t0=$(date +%s%N)
+	limit=$((t0 + $2 * 1000000000))
+	until fq_exited "$1"; do
+		now=$(date +%s%N)
+		[ "$now" -ge "$limit" ] && { echo $(($2 * 1000)); return 1; }
+		sleep 0.01
+	done
+	echo $((($(date +%s%N) - t0) / 1000000))
+}
+
+# fq_console_mark / fq_console_clean MARK: kernel log lines since the mark
+# show no oops, WARN, BUG or lockup (the harness panics on a WARN; this
+# names the test that caused one when a guest runs without panic_on_warn).
+FQ_CONSOLE_BAD='WARNING:|BUG:|Oops|general protection fault|Call Trace:|blocked for more than|soft lockup|UBSAN:|refcount_t:'
+fq_console_mark() { dmesg | wc -l; }
+fq_console_clean() { ! dmesg | tail -n +$(($1 + 1)) | grep -Eq "$FQ_CONSOLE_BAD"; }
 
 fq_loaded() { [ -d /sys/module/fabriq ]; }
 

@@ -4,7 +4,10 @@
 # run_tests.sh - run the fabriq kselftests the way kselftest's runner does:
 # one KTAP document, each test's own KTAP output indented beneath a
 # "# selftests: fabriq: NAME" line, then "ok/not ok N selftests: fabriq: NAME".
-# fabriq.ko is (re)loaded before each test.  Tests come from the Makefile's
+# fabriq.ko is (re)loaded before each test.  Assertions a test planned
+# but never reached (it stopped early, crashed or timed out) are reported
+# as "not ok ... # MISSING" beneath it, so a set-up failure can never shrink
+# the total.  Tests come from the Makefile's
 # TEST_PROGS and TEST_GEN_PROGS, in that order.
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
@@ -16,12 +19,20 @@ echo "TAP version 13"
 echo "1..$n"
 i=0
 status=0
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
 for t in $tests; do
 	i=$((i + 1))
 	echo "# selftests: fabriq: $t"
 	fq_load_fabriq >/dev/null 2>&1
-	timeout "${timeout_s:-300}" "$dir/$t" 2>&1 | sed 's/^/  /'
+	timeout "${timeout_s:-300}" "$dir/$t" 2>&1 | tee "$out" | sed 's/^/  /'
 	rc=${PIPESTATUS[0]}
+	# what the plan promised and the test never reported counts as failed
+	missing=$(ktap_missing "$out")
+	if [ -n "$missing" ]; then
+		printf '%s\n' "$missing" | sed 's/^/  /'
+		[ $rc -eq 0 ] || [ $rc -eq 4 ] && rc=1
+	fi
 	case $rc in
 	0) echo "ok $i selftests: fabriq: $t" ;;
 	4) echo "ok $i selftests: fabriq: $t # SKIP" ;;
