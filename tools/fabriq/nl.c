@@ -137,24 +137,14 @@ static const char *attr_at_offset(struct nl_msg *sent, uint32_t off)
 	}
 }
 
-static int on_error(struct sockaddr_nl *who, struct nlmsgerr *e, void *arg)
+/* the extended ack TLVs from @tlvs to @end: message and attribute */
+static void parse_ext_ack(struct fq_req *req, char *tlvs, char *end)
 {
-	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
 	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1] = {};
-	struct fq_req *req = arg;
-	size_t skip = sizeof(*e);
-	char *end = (char *)nlh + nlh->nlmsg_len;
 
-	req->err = e->error;
-	req->done = true;
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
-		return NL_STOP;
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-		skip += e->msg.nlmsg_len - sizeof(struct nlmsghdr);
-	if ((char *)e + skip >= end)
-		return NL_STOP;
-	nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)e + skip),
-		  end - ((char *)e + skip), NULL);
+	if (tlvs >= end)
+		return;
+	nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)tlvs, end - tlvs, NULL);
 	if (tb[NLMSGERR_ATTR_MSG])
 		snprintf(req->msg, sizeof(req->msg), "%s", nla_get_string(tb[NLMSGERR_ATTR_MSG]));
 	if (tb[NLMSGERR_ATTR_OFFS] && req->sent)
@@ -164,6 +154,21 @@ static int on_error(struct sockaddr_nl *who, struct nlmsgerr *e, void *arg)
 
 		req->attr = fq_attr_name(gh->cmd, NULL, nla_get_u32(tb[NLMSGERR_ATTR_MISS_TYPE]));
 	}
+}
+
+static int on_error(struct sockaddr_nl *who, struct nlmsgerr *e, void *arg)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
+	struct fq_req *req = arg;
+	size_t skip = sizeof(*e);
+
+	req->err = e->error;
+	req->done = true;
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return NL_STOP;
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		skip += e->msg.nlmsg_len - sizeof(struct nlmsghdr);
+	parse_ext_ack(req, (char *)e + skip, (char *)nlh + nlh->nlmsg_len);
 	return NL_STOP;
 }
 
@@ -178,11 +183,26 @@ static int on_valid(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
+/*
+ * The end of a dump.  A dump that failed part-way says so here: NLMSG_DONE
+ * carries the dump's error code, then (NLM_F_ACK_TLVS) its extended ack.
+ */
 static int on_finish(struct nl_msg *msg, void *arg)
 {
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct fq_req *req = arg;
+	int err;
 
 	req->done = true;
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(err))
+		return NL_STOP;
+	memcpy(&err, nlmsg_data(nlh), sizeof(err));
+	if (err >= 0)
+		return NL_STOP;
+	req->err = err;
+	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS)
+		parse_ext_ack(req, (char *)nlmsg_data(nlh) + sizeof(err),
+			      (char *)nlh + nlh->nlmsg_len);
 	return NL_STOP;
 }
 
