@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fabriq_algo.c - unit test of the pure schedules (kernel/algo*.c), built
+ * fabriq_algo.c - unit test of the pure schedules (kernel/coll/algo*.c), built
  * in userspace: every collective x every schedule x rank counts 1..17 x
  * several roots and counts runs on simulated ranks that pass messages per
  * pair, in order, as the engine does; the results are compared with a
@@ -13,7 +13,7 @@
 #include <linux/fabriq.h>
 
 #include "fq_ktypes.h"
-#include "../kernel/algo.h"
+#include "../kernel/coll/algo.h"
 
 #define MAXR	17
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* fq_ktypes.h - the kernel integer types, for building kernel/algo*.c in userspace */
+/* fq_ktypes.h - the kernel integer types, for building kernel/coll/algo*.c in userspace */
 #ifndef _FQ_KTYPES_H
 #define _FQ_KTYPES_H
 #include <stdbool.h>

@@ -19,7 +19,7 @@
 #include <rdma/ib_smi.h>
 #include <rdma/ib_verbs.h>
 
-#include "fabriq_backend.h"
+#include "qos/fabriq_backend.h"
 
 #define FQSIM_MAX_PORTS		4
 #define FQSIM_MAX_ID		9999

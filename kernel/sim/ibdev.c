@@ -14,7 +14,7 @@
 #include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 
-#include "../compat.h"
+#include "core/compat.h"
 #include "fqsim.h"
 
 struct fqsim_pd {

@@ -21,7 +21,7 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 
-#include "../compat.h"
+#include "core/compat.h"
 #include "fqsim.h"
 
 /* protects fqsim_devs; held across create/destroy so ids stay unique */

@@ -17,7 +17,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/seq_file.h>
 
-#include "fabriq_backend.h"
+#include "qos/fabriq_backend.h"
 #include "fqsim.h"
 
 static int fqsim_ecn_get(struct ib_device *ibdev, u32 port_num, u8 prio,

@@ -12,7 +12,7 @@
 #include <net/genetlink.h>
 #include <net/netlink.h>
 
-#include "fabriq.h"
+#include "core/fabriq.h"
 
 /* not const: 6.1's NLA_POLICY_FULL_RANGE() takes a non-const pointer */
 static struct netlink_range_validation fabriq_nl_ping_count_range __ro_after_init = {

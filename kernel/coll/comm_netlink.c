@@ -13,8 +13,8 @@
 #include <net/genetlink.h>
 #include <net/netlink.h>
 
-#include "compat.h"
-#include "fabriq.h"
+#include "core/compat.h"
+#include "core/fabriq.h"
 #include "comm.h"
 
 const struct nla_policy fq_nl_comm_policy[FABRIQ_A_COMM_MAX + 1] = {

@@ -22,7 +22,7 @@
 #include <rdma/ib_smi.h>
 #include <rdma/ib_verbs.h>
 
-#include "fabriq.h"
+#include "core/fabriq.h"
 #include "telemetry.h"
 
 /* Driver counter names (rxe, mlx5) and the catalogue entry they feed. */

@@ -23,7 +23,7 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
-#include "fabriq.h"
+#include "core/fabriq.h"
 #include "comm.h"
 
 #define FQ_DEF_CHUNK		(64 * 1024)

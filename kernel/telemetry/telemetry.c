@@ -17,8 +17,8 @@
 #include <linux/netdevice.h>
 #include <linux/slab.h>
 
-#include "compat.h"
-#include "fabriq.h"
+#include "core/compat.h"
+#include "core/fabriq.h"
 #include "telemetry.h"
 
 #define FQ_TM_DEFAULT_INTERVAL_MS	100

@@ -16,9 +16,9 @@
 
 #include "compat.h"
 #include "fabriq.h"
-#include "comm.h"
-#include "telemetry.h"
-#include "fabriq_backend.h"
+#include "coll/comm.h"
+#include "telemetry/telemetry.h"
+#include "qos/fabriq_backend.h"
 
 /* protects fabriq_devs and every fabriq_dev.list; also fabriq_dev.name writes */
 static DEFINE_MUTEX(fabriq_devs_lock);

@@ -19,8 +19,8 @@
 #include <rdma/ib_smi.h>
 #include <rdma/ib_verbs.h>
 
-#include "compat.h"
-#include "fabriq.h"
+#include "core/compat.h"
+#include "core/fabriq.h"
 #include "qos.h"
 
 #define FABRIQ_VLARB_BLOCK_ENTRIES	32

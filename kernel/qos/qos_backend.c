@@ -14,7 +14,7 @@
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
-#include "fabriq.h"
+#include "core/fabriq.h"
 #include "fabriq_backend.h"
 #include "qos.h"
 

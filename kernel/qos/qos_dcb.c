@@ -17,7 +17,7 @@
 #include <net/dcbnl.h>
 #include <net/netlink.h>
 
-#include "compat.h"
+#include "core/compat.h"
 #include "qos.h"
 
 static bool fabriq_dcb_ieee(const struct dcbnl_rtnl_ops *ops)

@@ -17,9 +17,9 @@
 #include <net/netlink.h>
 
 #include "fabriq.h"
-#include "qos.h"
-#include "comm.h"
-#include "telemetry.h"
+#include "qos/qos.h"
+#include "coll/comm.h"
+#include "telemetry/telemetry.h"
 
 enum fabriq_nl_mcgrp {
 	FABRIQ_NLGRP_EVENTS,

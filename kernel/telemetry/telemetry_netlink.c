@@ -16,9 +16,9 @@
 #include <net/genetlink.h>
 #include <net/netlink.h>
 
-#include "compat.h"
-#include "fabriq.h"
-#include "comm.h"
+#include "core/compat.h"
+#include "core/fabriq.h"
+#include "coll/comm.h"
 #include "telemetry.h"
 
 /* not const: 6.1's NLA_POLICY_FULL_RANGE() takes a non-const pointer */

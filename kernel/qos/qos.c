@@ -21,8 +21,8 @@
 #include <net/netlink.h>
 #include <rdma/ib_verbs.h>
 
-#include "compat.h"
-#include "fabriq.h"
+#include "core/compat.h"
+#include "core/fabriq.h"
 #include "qos.h"
 
 static unsigned int qos_check_ms = 1000;

@@ -22,7 +22,7 @@
 #include <linux/fabriq.h>
 
 #include "algo.h"
-#include "telemetry.h"
+#include "telemetry/telemetry.h"
 
 #define FQ_CREDITS		8	/* data messages in flight per connection */
 #define FQ_CREDIT_BATCH		(FQ_CREDITS / 2)	/* return credits in batches this big */

@@ -20,7 +20,7 @@
 #include <linux/slab.h>
 #include <net/genetlink.h>
 
-#include "fabriq.h"
+#include "core/fabriq.h"
 #include "telemetry.h"
 
 #define FQ_EV_LOG		256

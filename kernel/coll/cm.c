@@ -34,7 +34,7 @@
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
 
-#include "fabriq.h"
+#include "core/fabriq.h"
 #include "comm.h"
 
 #define FQ_RESOLVE_MS		2000

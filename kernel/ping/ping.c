@@ -25,8 +25,8 @@
 #include <linux/slab.h>
 #include <rdma/rdma_cm.h>
 
-#include "fabriq.h"
-#include "qos.h"
+#include "core/fabriq.h"
+#include "qos/qos.h"
 
 #define FABRIQ_PING_MSG		64
 #define FABRIQ_PING_DEPTH	4

@@ -12,9 +12,9 @@
 #include <linux/module.h>
 
 #include "fabriq.h"
-#include "qos.h"
-#include "comm.h"
-#include "telemetry.h"
+#include "qos/qos.h"
+#include "coll/comm.h"
+#include "telemetry/telemetry.h"
 
 #define FABRIQ_VERSION "0.1.0"
 

@@ -17,7 +17,7 @@
 #include <linux/seq_file.h>
 
 #include "fabriq.h"
-#include "telemetry.h"
+#include "telemetry/telemetry.h"
 
 static struct dentry *fabriq_dbg_root;
 static struct dentry *fabriq_dbg_devices;

@@ -13,8 +13,8 @@
 #include <net/genetlink.h>
 #include <net/netlink.h>
 
-#include "compat.h"
-#include "fabriq.h"
+#include "core/compat.h"
+#include "core/fabriq.h"
 #include "qos.h"
 
 /* not const: 6.1's NLA_POLICY_FULL_RANGE() takes a non-const pointer */

@@ -31,7 +31,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
-#include "fabriq.h"
+#include "core/fabriq.h"
 #include "comm.h"
 #include "reduce.h"
 

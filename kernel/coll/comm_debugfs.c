@@ -25,7 +25,7 @@
 #include <linux/math64.h>
 #include <linux/seq_file.h>
 
-#include "fabriq.h"
+#include "core/fabriq.h"
 #include "comm.h"
 
 static struct dentry *fq_dbg_comms;

@@ -17,7 +17,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
-#include "fabriq.h"
+#include "core/fabriq.h"
 #include "telemetry.h"
 
 /* A copy of what a file shows, taken under the sampler's lock. */
