@@ -13,19 +13,17 @@ fq_load_fabriq || ktap_bail "cannot load fabriq"
 fq_ranks_up 2 || ktap_bail "cannot set up 2 local ranks"
 log=/tmp/fq_rm_bench.log
 
-# ops_done R: operations the running communicator of rank R has completed
-ops_done() {
-	awk '$1 == "ops_done" { print $2 }' "$FQ_DBG"/comms/*-r"$1"/summary 2>/dev/null |
-		head -1
-}
+# ops_done R: operations rank R of this round's communicator (id $id) completed
+ops_done() { awk '$1 == "ops_done" { print $2 }' "$FQ_DBG/comms/$(printf %x "$id")-r$1/summary" 2>/dev/null; }
 running() { [ "$(ops_done 0)" -gt 0 ] 2>/dev/null && [ "$(ops_done 1)" -gt 0 ] 2>/dev/null; }
 # rank_error R: the errno text rank R's bench ended with
 rank_error() { sed -n "s/^fabriq: bench: rank $1: allreduce failed: //p" "$log" | head -1; }
 documented='^(No such device|Connection reset by peer)$'	# ENODEV, ECONNRESET
 
 for ((i = 1; i <= rounds; i++)); do
+	id=$((0x7100 + i))
 	fq bench allreduce --ranks 2 --peers 198.19.0.1,198.19.0.2 -b 4M -e 4M -n 10000 -w 0 -c 0 --port 19100 \
-		> "$log" 2>&1 &
+		--id $id > "$log" 2>&1 &
 	bench=$!
 	wait_for 60 running
 	check_true "round $i: the allreduce is running (ops done: rank 0 $(ops_done 0), rank 1 $(ops_done 1))" running

@@ -135,12 +135,21 @@ fq_ms_until_exit() {
 	echo $((($(date +%s%N) - t0) / 1000000))
 }
 
-# fq_console_mark / fq_console_clean MARK: kernel log lines since the mark
-# show no oops, WARN, BUG or lockup (the harness panics on a WARN; this
-# names the test that caused one when a guest runs without panic_on_warn).
+# fq_console_mark / fq_console_clean MARK: the kernel log since a unique
+# marker line (written to /dev/kmsg; a line count would drift once the log
+# buffer wraps) shows no oops, WARN, BUG or lockup.  The harness panics on
+# a WARN; this names the test that caused one in a guest without
+# panic_on_warn.  A marker that is gone from the log fails the check.
 FQ_CONSOLE_BAD='WARNING:|BUG:|Oops|general protection fault|Call Trace:|blocked for more than|soft lockup|UBSAN:|refcount_t:'
-fq_console_mark() { dmesg | wc -l; }
-fq_console_clean() { ! dmesg | tail -n +$(($1 + 1)) | grep -Eq "$FQ_CONSOLE_BAD"; }
+fq_console_mark() {
+	local m="fabriq-selftest-mark-$$-$RANDOM$RANDOM"
+	echo "$m" > /dev/kmsg && echo "$m"
+}
+fq_console_clean() {
+	local log
+	log=$(dmesg | sed -n "/$1/,\$p")
+	[ -n "$log" ] && ! printf '%s\n' "$log" | grep -Eq "$FQ_CONSOLE_BAD"
+}
 
 fq_loaded() { [ -d /sys/module/fabriq ]; }
 
