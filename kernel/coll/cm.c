@@ -885,12 +885,12 @@ static void fq_cm_own_port(struct fq_comm *comm, struct rdma_cm_id *id)
 	struct fabriq_dev *fdev = fabriq_dev_get_by_index(id->device->index);
 	struct fabriq_port *port = fdev ? fabriq_dev_port(fdev, id->port_num) : NULL;
 
-	if (!port || !port->tm) {
+	if (!port || !fq_tm(port)) {
 		fabriq_dev_put(fdev);
 		return;
 	}
 	comm->fdev = fdev;
-	comm->own = port->tm->own;
+	comm->own = fq_tm(port)->own;
 }
 
 static int fq_cm_listen(struct fq_comm *comm)

@@ -531,3 +531,17 @@ void fq_comm_exit(void)
 {
 	misc_deregister(&fq_miscdev);
 }
+
+static void fq_comm_subsys_dev_remove(struct fabriq_dev *fdev)
+{
+	fq_comm_dev_removed(fdev->ibdev);
+}
+
+/* /dev/fabriq opens at start, after the ib_client attached to every device */
+struct fabriq_subsys fq_coll_subsys = {
+	.name = "coll",
+	.start = fq_comm_init,
+	.stop = fq_comm_exit,
+	.nl_ops = fq_comm_nl_ops,
+	.dev_remove = fq_comm_subsys_dev_remove,
+};

@@ -13,6 +13,7 @@
 #ifndef _FABRIQ_COMM_H
 #define _FABRIQ_COMM_H
 
+#include <net/genetlink.h>
 #include <linux/bits.h>
 #include <linux/kfifo.h>
 #include <linux/rwsem.h>
@@ -446,8 +447,6 @@ int fq_comm_for_each(int (*fn)(struct fq_comm *comm, void *arg), void *arg);
 const char *fq_comm_state_name(const struct fq_comm *comm);
 
 /* comm_netlink.c */
-int fq_nl_comm_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
-extern const struct nla_policy fq_nl_comm_policy[FABRIQ_A_COMM_MAX + 1];
 
 /* comm_debugfs.c */
 void fq_debugfs_comm_init(void);
@@ -480,5 +479,9 @@ void fq_cm_quiesce(struct fq_comm *comm, unsigned long timeout);
 int fq_coll_submit(struct fq_comm *comm, struct fabriq_coll *req, bool async);
 int fq_coll_engine(void *arg);
 void fq_coll_fail_all(struct fq_comm *comm, int err);
+
+/* comm_netlink.c, comm.c: how the subsystem plugs into the core */
+extern const struct genl_ops fq_comm_nl_ops[];
+extern struct fabriq_subsys fq_coll_subsys;
 
 #endif /* _FABRIQ_COMM_H */

@@ -17,7 +17,7 @@
 #include "core/fabriq.h"
 #include "comm.h"
 
-const struct nla_policy fq_nl_comm_policy[FABRIQ_A_COMM_MAX + 1] = {
+static const struct nla_policy fq_nl_comm_policy[FABRIQ_A_COMM_MAX + 1] = {
 	[FABRIQ_A_COMM_ID] = { .type = NLA_U64 },
 };
 
@@ -126,7 +126,7 @@ static int fq_nl_comm_dump_one(struct fq_comm *comm, void *arg)
 	return 0;
 }
 
-int fq_nl_comm_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+static int fq_nl_comm_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct nlattr **attrs = fabriq_dump_attrs(cb);
 	struct fq_nl_comm_dump d = { .skb = skb, .cb = cb, .next = (u64 *)cb->ctx };
@@ -142,3 +142,14 @@ int fq_nl_comm_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		return err;
 	return skb->len;
 }
+
+/* COMM_GET (any user), for the core's family */
+const struct genl_ops fq_comm_nl_ops[] = {
+	{
+		.cmd = FABRIQ_CMD_COMM_GET,
+		.dumpit = fq_nl_comm_get_dumpit,
+		.policy = fq_nl_comm_policy,
+		.maxattr = FABRIQ_A_COMM_MAX,
+	},
+	{ }
+};

@@ -2,10 +2,10 @@
 /*
  * debugfs.c - the /sys/kernel/debug/fabriq/ tree (human-readable, not ABI).
  *
- *   fabriq/devices/<dev>/port<N>/info   port snapshot, one "key value" per line
- *   fabriq/devices/<dev>/port<N>/qos    QoS: intent, hardware read-back and
- *                                       drift per field (qos.c), read-only
- *   fabriq/comms/, fabriq/objects       communicators (comm_debugfs.c)
+ *   fabriq/devices/<dev>/port<N>/info   port snapshot, one "key value" per
+ *                                       line (subsystems add lines: port_info)
+ *   fabriq/devices/<dev>/port<N>/...    each subsystem's files (debugfs_port)
+ *   fabriq/...                          each subsystem's own files at the root
  *
  * Files point at fabriq_port objects; debugfs_remove_recursive() waits for
  * readers in flight, and device.c removes a device's tree before it lets
@@ -17,7 +17,7 @@
 #include <linux/seq_file.h>
 
 #include "fabriq.h"
-#include "telemetry/telemetry.h"
+#include "subsys.h"
 
 static struct dentry *fabriq_dbg_root;
 static struct dentry *fabriq_dbg_devices;
@@ -35,8 +35,9 @@ static int fabriq_port_info_show(struct seq_file *s, void *unused)
 {
 	struct fabriq_port *port = s->private;
 	struct fabriq_dev *fdev = port->fdev;
+	const struct fabriq_subsys *ss;
 	struct fabriq_port_info pi;
-	char backend[32];
+	unsigned int i;
 	int err;
 
 	mutex_lock(&fdev->lock);
@@ -44,8 +45,9 @@ static int fabriq_port_info_show(struct seq_file *s, void *unused)
 	if (!err) {
 		seq_printf(s, "device %s\nindex %u\nport %u\n", fdev->name, fdev->index, pi.num);
 		seq_printf(s, "unsupported %s\n", fdev->unsupported ? "yes" : "no");
-		fabriq_qos_backend_name(fdev->ibdev, backend, sizeof(backend));
-		seq_printf(s, "qos_backend %s\n", backend);
+		fabriq_for_each_subsys(i, ss)
+			if (ss->port_info)
+				ss->port_info(s, fdev);
 	}
 	mutex_unlock(&fdev->lock);
 	if (err)
@@ -72,22 +74,17 @@ static int fabriq_port_info_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(fabriq_port_info);
 
-static int fabriq_port_qos_show(struct seq_file *s, void *unused)
-{
-	struct fabriq_port *port = s->private;
-
-	return fabriq_qos_debugfs_show(s, port->fdev, port);
-}
-DEFINE_SHOW_ATTRIBUTE(fabriq_port_qos);
-
 /**
- * fabriq_debugfs_dev_add() - create devices/<dev>/port<N>/info
+ * fabriq_debugfs_dev_add() - create devices/<dev>/port<N>/ with info and
+ * every subsystem's files
  * @fdev: a device that is not yet visible to readers of this tree
  *
  * Context: process context.
  */
 void fabriq_debugfs_dev_add(struct fabriq_dev *fdev)
 {
+	const struct fabriq_subsys *ss;
+	unsigned int j;
 	char name[16];
 	u32 i;
 
@@ -99,9 +96,9 @@ void fabriq_debugfs_dev_add(struct fabriq_dev *fdev)
 		port->dbg_dir = debugfs_create_dir(name, fdev->dbg_dir);
 		debugfs_create_file("info", 0444, port->dbg_dir, port,
 				    &fabriq_port_info_fops);
-		debugfs_create_file("qos", 0444, port->dbg_dir, port,
-				    &fabriq_port_qos_fops);
-		fq_tm_debugfs_port_add(port);
+		fabriq_for_each_subsys(j, ss)
+			if (ss->debugfs_port)
+				ss->debugfs_port(port, port->dbg_dir);
 	}
 }
 
@@ -135,7 +132,7 @@ void fabriq_debugfs_dev_rename(struct fabriq_dev *fdev)
 		pr_warn("debugfs: cannot rename to %s: %pe\n", fdev->name, d);
 }
 
-/* the root, for the files other parts own (comm_debugfs.c) */
+/* the root, for the files the subsystems own */
 struct dentry *fabriq_debugfs_root(void)
 {
 	return fabriq_dbg_root;
@@ -152,7 +149,6 @@ void fabriq_debugfs_init(void)
 {
 	fabriq_dbg_root = debugfs_create_dir("fabriq", NULL);
 	fabriq_dbg_devices = debugfs_create_dir("devices", fabriq_dbg_root);
-	fq_tm_debugfs_init();
 }
 
 /**

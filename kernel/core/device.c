@@ -3,7 +3,9 @@
  * device.c - the ib_client: one refcounted fabriq_dev per RDMA device.
  *
  * Owns the device list, device add/remove/rename, async port events and the
- * port query that every reader (netlink, debugfs) goes through.  A reader
+ * port query that every reader (netlink, debugfs) goes through.  What the
+ * subsystems do with a device happens in their hooks (subsys.h), which
+ * this file calls at each step.  A reader
  * finds a device with a reference, then takes fabriq_dev.lock and checks
  * that ibdev is still set; removal clears ibdev under that lock, so a reader
  * never touches an ib_device that the core has already let go of.
@@ -16,9 +18,7 @@
 
 #include "compat.h"
 #include "fabriq.h"
-#include "coll/comm.h"
-#include "telemetry/telemetry.h"
-#include "qos/fabriq_backend.h"
+#include "subsys.h"
 
 /* protects fabriq_devs and every fabriq_dev.list; also fabriq_dev.name writes */
 static DEFINE_MUTEX(fabriq_devs_lock);
@@ -29,10 +29,14 @@ static struct ib_client fabriq_ib_client;
 static void fabriq_dev_release(struct kref *ref)
 {
 	struct fabriq_dev *fdev = container_of(ref, struct fabriq_dev, ref);
+	const struct fabriq_subsys *ss;
+	unsigned int j;
 	u32 i;
 
 	for (i = 0; i < fdev->num_ports; i++)
-		fq_tm_port_free(&fdev->ports[i]);
+		fabriq_for_each_subsys(j, ss)
+			if (ss->port_release)
+				ss->port_release(&fdev->ports[i]);
 	mutex_destroy(&fdev->lock);
 	kfree(fdev);
 }
@@ -211,7 +215,9 @@ struct fabriq_port *fabriq_dev_port(struct fabriq_dev *fdev, u32 num)
 static void fabriq_port_event_work(struct work_struct *work)
 {
 	struct fabriq_port *port = container_of(work, struct fabriq_port, event_work);
+	const struct fabriq_subsys *ss;
 	struct fabriq_port_info pi;
+	unsigned int i;
 	int err;
 
 	fabriq_nl_notify_port(port->fdev, port);
@@ -220,8 +226,11 @@ static void fabriq_port_event_work(struct work_struct *work)
 	mutex_lock(&port->fdev->lock);
 	err = fabriq_port_query(port->fdev, port, &pi);
 	mutex_unlock(&port->fdev->lock);
-	if (!err && pi.state == FABRIQ_PORT_ACTIVE)
-		fabriq_qos_port_active(port->fdev, port);
+	if (err || pi.state != FABRIQ_PORT_ACTIVE)
+		return;
+	fabriq_for_each_subsys(i, ss)
+		if (ss->port_active)
+			ss->port_active(port->fdev, port);
 }
 
 static void fabriq_event_handler(struct ib_event_handler *handler,
@@ -276,7 +285,9 @@ static void fabriq_dev_classify(struct fabriq_dev *fdev, struct ib_device *ibdev
 static struct fabriq_dev *fabriq_dev_alloc(struct ib_device *ibdev)
 {
 	u32 num_ports = rdma_end_port(ibdev) - rdma_start_port(ibdev) + 1;
+	const struct fabriq_subsys *ss;
 	struct fabriq_dev *fdev;
+	unsigned int j;
 	u32 i;
 
 	fdev = kzalloc(struct_size(fdev, ports, num_ports), GFP_KERNEL);
@@ -297,8 +308,9 @@ static struct fabriq_dev *fabriq_dev_alloc(struct ib_device *ibdev)
 		fdev->ports[i].fdev = fdev;
 		fdev->ports[i].num = fdev->start_port + i;
 		INIT_WORK(&fdev->ports[i].event_work, fabriq_port_event_work);
-		if (fq_tm_port_alloc(&fdev->ports[i]))
-			goto err_free;
+		fabriq_for_each_subsys(j, ss)
+			if (ss->port_init && ss->port_init(&fdev->ports[i]))
+				goto err_free;
 	}
 	return fdev;
 
@@ -323,8 +335,9 @@ static void fabriq_dev_link(struct fabriq_dev *fdev)
 
 static int fabriq_ib_add(struct ib_device *ibdev)
 {
+	const struct fabriq_subsys *ss;
 	struct fabriq_dev *fdev;
-	u32 i;
+	unsigned int i;
 
 	fdev = fabriq_dev_alloc(ibdev);
 	if (!fdev)
@@ -337,11 +350,10 @@ static int fabriq_ib_add(struct ib_device *ibdev)
 	fabriq_dev_link(fdev);
 	fabriq_debugfs_dev_add(fdev);
 	fabriq_nl_notify_dev(fdev, FABRIQ_CMD_DEV_ADD_NTF, NULL);
-	if (!fdev->unsupported) {
-		fabriq_qos_dev_added(ibdev);
-		for (i = 0; i < fdev->num_ports; i++)
-			fq_tm_port_start(&fdev->ports[i]);
-	}
+	if (!fdev->unsupported)
+		fabriq_for_each_subsys(i, ss)
+			if (ss->dev_add)
+				ss->dev_add(fdev);
 	dev_dbg(&ibdev->dev, "fabriq: attached%s\n", fdev->unsupported ? " (unsupported)" : "");
 	return 0;
 }
@@ -349,18 +361,21 @@ static int fabriq_ib_add(struct ib_device *ibdev)
 static void fabriq_ib_remove(struct ib_device *ibdev, void *client_data)
 {
 	struct fabriq_dev *fdev = client_data;
+	const struct fabriq_subsys *ss;
+	unsigned int n;
 	u32 i;
 
 	/*
-	 * Communicators first: they hold rdma_cm ids, PDs and QPs on the
-	 * device.  fabriq's client is removed before rdma_cm's (the core
-	 * removes clients in reverse order), so nothing waits for them later.
+	 * The subsystems let go first, last added first: communicators hold
+	 * rdma_cm ids, PDs and QPs on the device (fabriq's client is removed
+	 * before rdma_cm's, so nothing waits for them later), and samplers
+	 * call into the driver.  Every device, supported or not.
 	 */
-	fq_comm_dev_removed(ibdev);
-
-	/* The samplers call into the driver; they stop before it goes. */
-	for (i = 0; i < fdev->num_ports; i++)
-		fq_tm_port_stop(&fdev->ports[i]);
+	for (n = fabriq_n_subsystems; n--; ) {
+		ss = fabriq_subsystems[n];
+		if (ss->dev_remove)
+			ss->dev_remove(fdev);
+	}
 
 	ib_unregister_event_handler(&fdev->event_handler);
 	for (i = 0; i < fdev->num_ports; i++)
@@ -378,8 +393,10 @@ static void fabriq_ib_remove(struct ib_device *ibdev, void *client_data)
 	fdev->ibdev = NULL;
 	mutex_unlock(&fdev->lock);
 
-	/* A driver that forgot to withdraw its backend must not leave it here. */
-	fabriq_qos_backend_unregister(ibdev);
+	/* e.g. a driver that forgot to withdraw its QoS backend */
+	fabriq_for_each_subsys(n, ss)
+		if (ss->dev_gone)
+			ss->dev_gone(ibdev);
 
 	fabriq_nl_notify_dev(fdev, FABRIQ_CMD_DEV_DEL_NTF, NULL);
 	fabriq_dev_put(fdev);
@@ -389,6 +406,8 @@ static void fabriq_ib_rename(struct ib_device *ibdev, void *client_data)
 {
 	struct fabriq_dev *fdev = client_data;
 	char old_name[FABRIQ_DEV_NAME_MAX];
+	const struct fabriq_subsys *ss;
+	unsigned int i;
 
 	mutex_lock(&fabriq_devs_lock);
 	mutex_lock(&fdev->lock);
@@ -397,7 +416,9 @@ static void fabriq_ib_rename(struct ib_device *ibdev, void *client_data)
 	mutex_unlock(&fdev->lock);
 	mutex_unlock(&fabriq_devs_lock);
 
-	fabriq_qos_dev_renamed(old_name, fdev->name);
+	fabriq_for_each_subsys(i, ss)
+		if (ss->dev_rename)
+			ss->dev_rename(fdev, old_name);
 	fabriq_debugfs_dev_rename(fdev);
 	fabriq_nl_notify_dev(fdev, FABRIQ_CMD_DEV_RENAME_NTF, old_name);
 }

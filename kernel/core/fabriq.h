@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * fabriq.h - private structures of fabriq.ko and the prototypes of each file.
+ * fabriq.h - the core's objects (devices, ports) and what the core offers
+ * every subsystem: lookups, port queries, netlink helpers, debugfs root.
  *
  * Lock order: fabriq_devs_lock, then fabriq_dev.lock (qos.h has the rest).
  */
@@ -15,9 +16,10 @@
 #include <rdma/ib_verbs.h>
 #include <linux/fabriq.h>
 
+#include "subsys.h"
+
 struct dentry;
 struct fabriq_dev;
-struct fq_tm_port;
 
 /**
  * struct fabriq_port - one port of an RDMA device
@@ -25,15 +27,30 @@ struct fq_tm_port;
  * @num: port number as the verbs know it
  * @event_work: refreshes listeners after an async port event
  * @dbg_dir: debugfs directory devices/<dev>/port<N>
- * @tm: the port's telemetry sampler (telemetry.h); lives as long as @fdev
+ * @subsys_data: each subsystem's state for this port, by fabriq_subsys.id
+ *		 (set in its port_init hook, freed in port_release); lives as
+ *		 long as @fdev
  */
 struct fabriq_port {
 	struct fabriq_dev *fdev;
 	u32 num;
 	struct work_struct event_work;
 	struct dentry *dbg_dir;
-	struct fq_tm_port *tm;
+	void *subsys_data[FABRIQ_SUBSYS_MAX];
 };
+
+/* a subsystem's state for @port */
+static inline void *fabriq_port_data(const struct fabriq_port *port,
+				     const struct fabriq_subsys *ss)
+{
+	return port->subsys_data[ss->id];
+}
+
+static inline void fabriq_port_set_data(struct fabriq_port *port,
+					const struct fabriq_subsys *ss, void *data)
+{
+	port->subsys_data[ss->id] = data;
+}
 
 /**
  * struct fabriq_port_info - a snapshot of one port, read from the device
@@ -115,72 +132,6 @@ struct fabriq_dev *fabriq_nl_dev_lookup(struct genl_info *info, int index_type,
 					int name_type);
 void *fabriq_nl_put_hdr(struct sk_buff *skb, u32 portid, u32 seq, int flags, u8 cmd);
 void fabriq_nl_event(u8 cmd, int (*fill)(struct sk_buff *msg, const void *arg), const void *arg);
-
-/* qos_backend.c (the driver-facing half is in fabriq_backend.h) */
-struct fabriq_ecn_prio;
-void fabriq_qos_backend_name(struct ib_device *ibdev, char *buf, size_t len);
-int fabriq_qos_ecn_get(struct ib_device *ibdev, u32 port, u8 prio,
-		       struct fabriq_ecn_prio *ecn);
-int fabriq_qos_ecn_set(struct ib_device *ibdev, u32 port, u8 prio,
-		       const struct fabriq_ecn_prio *ecn, struct netlink_ext_ack *extack);
-
-/* qos_ib.c: the local SMA, for telemetry */
-int fabriq_smp_get(struct ib_device *ibdev, u32 port, __be16 attr_id, u32 attr_mod,
-		   void *out, size_t len);
-
-/* qos.c: what the device and debugfs files tell the QoS intent store */
-struct seq_file;
-void fabriq_qos_dev_added(struct ib_device *ibdev);
-void fabriq_qos_port_active(struct fabriq_dev *fdev, struct fabriq_port *port);
-void fabriq_qos_dev_renamed(const char *old_name, const char *new_name);
-int fabriq_qos_tclass(const char *dev_name, u32 port, u8 *tclass);
-int fabriq_qos_debugfs_show(struct seq_file *s, struct fabriq_dev *fdev,
-			    struct fabriq_port *port);
-
-/* ping.c */
-/**
- * struct fabriq_ping_result - what one fabriq ping used and measured
- * @dev_name: the RDMA device the destination resolved to
- * @port: its port
- * @has_tclass: @tclass was set on the connection (the port's "tc" intent)
- * @tclass: traffic class
- * @sent: round trips started
- * @received: round trips answered in time
- * @rtt_min_ns: fastest round trip
- * @rtt_max_ns: slowest round trip
- * @rtt_total_ns: sum of the answered round trips
- */
-struct fabriq_ping_result {
-	char dev_name[FABRIQ_DEV_NAME_MAX];
-	u32 port;
-	bool has_tclass;
-	u8 tclass;
-	u32 sent;
-	u32 received;
-	u64 rtt_min_ns;
-	u64 rtt_max_ns;
-	u64 rtt_total_ns;
-};
-
-/**
- * struct fabriq_ping_opts - how to ping
- * @count: round trips, 1-1000
- * @timeout_ms: how long each may take
- * @interval_ms: pause between round trips
- */
-struct fabriq_ping_opts {
-	u32 count;
-	u32 timeout_ms;
-	u32 interval_ms;
-};
-
-struct sockaddr;
-int fabriq_ping_init(void);
-void fabriq_ping_exit(void);
-int fabriq_ping(struct sockaddr *src, struct sockaddr *dst, const struct fabriq_ping_opts *opts,
-		struct fabriq_ping_result *res, struct netlink_ext_ack *extack);
-int fabriq_nl_ping_doit(struct sk_buff *skb, struct genl_info *info);
-extern const struct nla_policy fabriq_nl_ping_policy[FABRIQ_A_PING_MAX + 1];
 
 /* debugfs.c */
 void fabriq_debugfs_init(void);

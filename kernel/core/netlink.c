@@ -2,8 +2,9 @@
 /*
  * netlink.c - the generic netlink family "fabriq".
  *
- * Owns the policies, the operations (parse -> act -> reply) and the
- * notifications on the "events" multicast group.  Message layout is
+ * Owns the family: the core's DEV_GET, the commands each subsystem brings
+ * (fabriq_subsys.nl_ops, assembled at init), the message helpers they use,
+ * and the notifications on the "events" multicast group.  Message layout is
  * described in Documentation/netlink/fabriq.yaml.
  *
  * netnsok is false on purpose: RDMA devices in the default "shared" netns
@@ -13,13 +14,12 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/limits.h>
+#include <linux/slab.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
 
 #include "fabriq.h"
-#include "qos/qos.h"
-#include "coll/comm.h"
-#include "telemetry/telemetry.h"
+#include "subsys.h"
 
 enum fabriq_nl_mcgrp {
 	FABRIQ_NLGRP_EVENTS,
@@ -299,60 +299,14 @@ static int fabriq_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback
 	return skb->len;
 }
 
-static const struct genl_ops fabriq_nl_ops[] = {
+/* the core's own commands; each subsystem brings its own (fabriq_subsys.nl_ops) */
+static const struct genl_ops fabriq_nl_core_ops[] = {
 	{
 		.cmd = FABRIQ_CMD_DEV_GET,
 		.doit = fabriq_nl_dev_get_doit,
 		.dumpit = fabriq_nl_dev_get_dumpit,
 		.policy = fabriq_nl_dev_get_policy,
 		.maxattr = FABRIQ_A_DEV_MAX,
-	},
-	{
-		.cmd = FABRIQ_CMD_QOS_GET,
-		.doit = fabriq_nl_qos_get_doit,
-		.dumpit = fabriq_nl_qos_get_dumpit,
-		.policy = fabriq_nl_qos_policy,
-		.maxattr = FABRIQ_A_QOS_MAX,
-	},
-	{
-		.cmd = FABRIQ_CMD_QOS_SET,
-		.doit = fabriq_nl_qos_set_doit,
-		.policy = fabriq_nl_qos_policy,
-		.maxattr = FABRIQ_A_QOS_MAX,
-		.flags = GENL_ADMIN_PERM,
-	},
-	{
-		.cmd = FABRIQ_CMD_PING,
-		.doit = fabriq_nl_ping_doit,
-		.policy = fabriq_nl_ping_policy,
-		.maxattr = FABRIQ_A_PING_MAX,
-		.flags = GENL_ADMIN_PERM,
-	},
-	{
-		.cmd = FABRIQ_CMD_COMM_GET,
-		.dumpit = fq_nl_comm_get_dumpit,
-		.policy = fq_nl_comm_policy,
-		.maxattr = FABRIQ_A_COMM_MAX,
-	},
-	{
-		.cmd = FABRIQ_CMD_STATS_GET,
-		.start = fq_nl_stats_get_start,
-		.dumpit = fq_nl_stats_get_dumpit,
-		.policy = fq_nl_stats_policy,
-		.maxattr = FABRIQ_A_STATS_MAX,
-	},
-	{
-		.cmd = FABRIQ_CMD_CONFIG_GET,
-		.doit = fq_nl_config_get_doit,
-		.policy = fq_nl_config_policy,
-		.maxattr = FABRIQ_A_CONFIG_MAX,
-	},
-	{
-		.cmd = FABRIQ_CMD_CONFIG_SET,
-		.doit = fq_nl_config_set_doit,
-		.policy = fq_nl_config_policy,
-		.maxattr = FABRIQ_A_CONFIG_MAX,
-		.flags = GENL_ADMIN_PERM,
 	},
 };
 
@@ -362,8 +316,6 @@ static struct genl_family fabriq_nl_family __ro_after_init = {
 	.netnsok = false,
 	.parallel_ops = true,
 	.module = THIS_MODULE,
-	.ops = fabriq_nl_ops,
-	.n_ops = ARRAY_SIZE(fabriq_nl_ops),
 	.mcgrps = fabriq_nl_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(fabriq_nl_mcgrps),
 };
@@ -472,14 +424,49 @@ void fabriq_nl_notify_port(struct fabriq_dev *fdev, struct fabriq_port *port)
 	fabriq_nl_multicast(fdev, FABRIQ_CMD_PORT_CHANGE_NTF, NULL, true, port);
 }
 
+/* the family's commands: the core's, then each subsystem's, in list order */
+static struct genl_ops *fabriq_nl_ops;
+
+/* entries of a subsystem's table, which ends with an empty one */
+static unsigned int fabriq_nl_count(const struct genl_ops *ops)
+{
+	unsigned int n = 0;
+
+	while (ops && (ops[n].doit || ops[n].dumpit))
+		n++;
+	return n;
+}
+
 /**
- * fabriq_nl_init() - register the family
+ * fabriq_nl_init() - assemble the family from the core's and every
+ * subsystem's commands, and register it
  *
  * Context: module init.  Return: 0 or a negative errno.
  */
 int fabriq_nl_init(void)
 {
-	return genl_register_family(&fabriq_nl_family);
+	unsigned int i, n = ARRAY_SIZE(fabriq_nl_core_ops), k;
+	const struct fabriq_subsys *ss;
+	int err;
+
+	fabriq_for_each_subsys(i, ss)
+		n += fabriq_nl_count(ss->nl_ops);
+	fabriq_nl_ops = kcalloc(n, sizeof(*fabriq_nl_ops), GFP_KERNEL);
+	if (!fabriq_nl_ops)
+		return -ENOMEM;
+	memcpy(fabriq_nl_ops, fabriq_nl_core_ops, sizeof(fabriq_nl_core_ops));
+	k = ARRAY_SIZE(fabriq_nl_core_ops);
+	fabriq_for_each_subsys(i, ss) {
+		memcpy(&fabriq_nl_ops[k], ss->nl_ops,
+		       fabriq_nl_count(ss->nl_ops) * sizeof(*fabriq_nl_ops));
+		k += fabriq_nl_count(ss->nl_ops);
+	}
+	fabriq_nl_family.ops = fabriq_nl_ops;
+	fabriq_nl_family.n_ops = n;
+	err = genl_register_family(&fabriq_nl_family);
+	if (err)
+		kfree(fabriq_nl_ops);
+	return err;
 }
 
 /**
@@ -490,4 +477,5 @@ int fabriq_nl_init(void)
 void fabriq_nl_exit(void)
 {
 	genl_unregister_family(&fabriq_nl_family);
+	kfree(fabriq_nl_ops);
 }

@@ -27,6 +27,7 @@
 
 #include "core/fabriq.h"
 #include "qos/qos.h"
+#include "ping.h"
 
 #define FABRIQ_PING_MSG		64
 #define FABRIQ_PING_DEPTH	4
@@ -586,3 +587,11 @@ void fabriq_ping_exit(void)
 		kfree(c);
 	}
 }
+
+/* the listener runs from start to stop: after the ib_client attached */
+struct fabriq_subsys fabriq_ping_subsys = {
+	.name = "ping",
+	.start = fabriq_ping_init,
+	.stop = fabriq_ping_exit,
+	.nl_ops = fabriq_ping_nl_ops,
+};

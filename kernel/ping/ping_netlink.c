@@ -13,6 +13,7 @@
 #include <net/netlink.h>
 
 #include "core/fabriq.h"
+#include "ping.h"
 
 /* not const: 6.1's NLA_POLICY_FULL_RANGE() takes a non-const pointer */
 static struct netlink_range_validation fabriq_nl_ping_count_range __ro_after_init = {
@@ -30,7 +31,7 @@ static struct netlink_range_validation fabriq_nl_ping_interval_range __ro_after_
 	.max = 60000,
 };
 
-const struct nla_policy fabriq_nl_ping_policy[FABRIQ_A_PING_MAX + 1] = {
+static const struct nla_policy fabriq_nl_ping_policy[FABRIQ_A_PING_MAX + 1] = {
 	[FABRIQ_A_PING_DST] = { .type = NLA_BINARY, .len = sizeof(struct in6_addr) },
 	[FABRIQ_A_PING_SRC] = { .type = NLA_BINARY, .len = sizeof(struct in6_addr) },
 	[FABRIQ_A_PING_COUNT] = NLA_POLICY_FULL_RANGE(NLA_U32, &fabriq_nl_ping_count_range),
@@ -89,7 +90,7 @@ static int fabriq_nl_ping_reply(struct genl_info *info, const struct fabriq_ping
 	return genlmsg_reply(msg, info);
 }
 
-int fabriq_nl_ping_doit(struct sk_buff *skb, struct genl_info *info)
+static int fabriq_nl_ping_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct sockaddr_storage dst, src;
 	struct fabriq_ping_result *res;
@@ -135,3 +136,15 @@ int fabriq_nl_ping_doit(struct sk_buff *skb, struct genl_info *info)
 	module_put(THIS_MODULE);
 	return err;
 }
+
+/* PING (CAP_NET_ADMIN), for the core's family */
+const struct genl_ops fabriq_ping_nl_ops[] = {
+	{
+		.cmd = FABRIQ_CMD_PING,
+		.doit = fabriq_nl_ping_doit,
+		.policy = fabriq_nl_ping_policy,
+		.maxattr = FABRIQ_A_PING_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{ }
+};

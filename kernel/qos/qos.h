@@ -15,6 +15,7 @@
 #ifndef _FABRIQ_QOS_H
 #define _FABRIQ_QOS_H
 
+#include <net/genetlink.h>
 #include <linux/netdevice.h>
 #include <linux/types.h>
 #include <linux/fabriq.h>
@@ -144,17 +145,41 @@ int fabriq_qos_red_write(struct net_device *ndev, const struct fabriq_qos_cfg *c
 			 struct netlink_ext_ack *extack);
 
 /* qos_netlink.c */
-int fabriq_nl_qos_get_doit(struct sk_buff *skb, struct genl_info *info);
-int fabriq_nl_qos_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
-int fabriq_nl_qos_set_doit(struct sk_buff *skb, struct genl_info *info);
 void fabriq_nl_qos_notify(u8 cmd, const char *dev_name, u32 port, u32 drift,
 			  const char *field, const char *message);
-extern const struct nla_policy fabriq_nl_qos_policy[FABRIQ_A_QOS_MAX + 1];
 
 /* qos_backend.c */
 bool fabriq_qos_backend_has_trust(struct ib_device *ibdev);
 int fabriq_qos_trust_get(struct ib_device *ibdev, u32 port, u8 *trust);
 int fabriq_qos_trust_set(struct ib_device *ibdev, u32 port, u8 trust,
 			 struct netlink_ext_ack *extack);
+
+/* What the rest of fabriq.ko asks of QoS. */
+struct fabriq_dev;
+struct fabriq_port;
+/* qos_backend.c (the driver-facing half is in fabriq_backend.h) */
+struct fabriq_ecn_prio;
+void fabriq_qos_backend_name(struct ib_device *ibdev, char *buf, size_t len);
+int fabriq_qos_ecn_get(struct ib_device *ibdev, u32 port, u8 prio,
+		       struct fabriq_ecn_prio *ecn);
+int fabriq_qos_ecn_set(struct ib_device *ibdev, u32 port, u8 prio,
+		       const struct fabriq_ecn_prio *ecn, struct netlink_ext_ack *extack);
+
+/* qos_ib.c: the local SMA, for telemetry */
+int fabriq_smp_get(struct ib_device *ibdev, u32 port, __be16 attr_id, u32 attr_mod,
+		   void *out, size_t len);
+
+/* qos.c: what the device hooks and debugfs tell the QoS intent store */
+struct seq_file;
+void fabriq_qos_dev_added(struct ib_device *ibdev);
+void fabriq_qos_port_active(struct fabriq_dev *fdev, struct fabriq_port *port);
+void fabriq_qos_dev_renamed(const char *old_name, const char *new_name);
+int fabriq_qos_tclass(const char *dev_name, u32 port, u8 *tclass);
+int fabriq_qos_debugfs_show(struct seq_file *s, struct fabriq_dev *fdev,
+			    struct fabriq_port *port);
+
+/* qos_netlink.c, qos_subsys.c */
+extern const struct genl_ops fabriq_qos_nl_ops[];
+extern struct fabriq_subsys fabriq_qos_subsys;
 
 #endif /* _FABRIQ_QOS_H */

@@ -49,7 +49,7 @@ static const struct nla_policy fabriq_nl_qos_cfg_policy[FABRIQ_A_QOS_CFG_MAX + 1
 };
 
 /* Requests carry the selectors, an intent and the validate-only flag. */
-const struct nla_policy fabriq_nl_qos_policy[FABRIQ_A_QOS_MAX + 1] = {
+static const struct nla_policy fabriq_nl_qos_policy[FABRIQ_A_QOS_MAX + 1] = {
 	[FABRIQ_A_QOS_DEV_INDEX] = NLA_POLICY_FULL_RANGE(NLA_U32, &fabriq_nl_qos_index_range),
 	[FABRIQ_A_QOS_DEV_NAME] = { .type = NLA_NUL_STRING, .len = FABRIQ_DEV_NAME_MAX - 1 },
 	[FABRIQ_A_QOS_PORT] = { .type = NLA_U32 },
@@ -485,7 +485,7 @@ static int fabriq_nl_qos_lookup(struct genl_info *info, struct fabriq_dev **fdev
 	return 0;
 }
 
-int fabriq_nl_qos_get_doit(struct sk_buff *skb, struct genl_info *info)
+static int fabriq_nl_qos_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct fabriq_nl_qos_reply *r = NULL;
 	struct fabriq_port *port;
@@ -524,7 +524,7 @@ struct fabriq_nl_qos_dump_ctx {
 	u32 next_port;		/* offset into the device's ports */
 };
 
-int fabriq_nl_qos_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+static int fabriq_nl_qos_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct fabriq_nl_qos_dump_ctx *ctx = (void *)cb->ctx;
 	struct fabriq_nl_qos_reply *r;
@@ -560,7 +560,7 @@ int fabriq_nl_qos_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
-int fabriq_nl_qos_set_doit(struct sk_buff *skb, struct genl_info *info)
+static int fabriq_nl_qos_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *intent = info->attrs[FABRIQ_A_QOS_INTENT];
 	struct fabriq_qos_cfg *req;
@@ -641,3 +641,22 @@ void fabriq_nl_qos_notify(u8 cmd, const char *dev_name, u32 port, u32 drift,
 
 	fabriq_nl_event(cmd, fabriq_nl_qos_fill_ntf, &ntf);
 }
+
+/* QOS_GET (any user) and QOS_SET (CAP_NET_ADMIN), for the core's family */
+const struct genl_ops fabriq_qos_nl_ops[] = {
+	{
+		.cmd = FABRIQ_CMD_QOS_GET,
+		.doit = fabriq_nl_qos_get_doit,
+		.dumpit = fabriq_nl_qos_get_dumpit,
+		.policy = fabriq_nl_qos_policy,
+		.maxattr = FABRIQ_A_QOS_MAX,
+	},
+	{
+		.cmd = FABRIQ_CMD_QOS_SET,
+		.doit = fabriq_nl_qos_set_doit,
+		.policy = fabriq_nl_qos_policy,
+		.maxattr = FABRIQ_A_QOS_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{ }
+};

@@ -207,7 +207,7 @@ int fq_tm_port_alloc(struct fabriq_port *port)
 		kfree(tm);
 		return err;
 	}
-	port->tm = tm;
+	fabriq_port_set_data(port, &fq_telemetry_subsys, tm);
 	return 0;
 }
 
@@ -219,7 +219,7 @@ int fq_tm_port_alloc(struct fabriq_port *port)
  */
 void fq_tm_port_free(struct fabriq_port *port)
 {
-	struct fq_tm_port *tm = port->tm;
+	struct fq_tm_port *tm = fq_tm(port);
 
 	if (!tm)
 		return;
@@ -227,7 +227,7 @@ void fq_tm_port_free(struct fabriq_port *port)
 	kvfree(tm->ring);
 	mutex_destroy(&tm->lock);
 	kfree(tm);
-	port->tm = NULL;
+	fabriq_port_set_data(port, &fq_telemetry_subsys, NULL);
 }
 
 /**
@@ -238,7 +238,7 @@ void fq_tm_port_free(struct fabriq_port *port)
  */
 void fq_tm_port_start(struct fabriq_port *port)
 {
-	struct fq_tm_port *tm = port->tm;
+	struct fq_tm_port *tm = fq_tm(port);
 
 	mutex_lock(&tm->lock);
 	if (!tm->dead && READ_ONCE(fq_tm_cfg.interval_ms))
@@ -255,7 +255,7 @@ void fq_tm_port_start(struct fabriq_port *port)
  */
 void fq_tm_port_stop(struct fabriq_port *port)
 {
-	struct fq_tm_port *tm = port->tm;
+	struct fq_tm_port *tm = fq_tm(port);
 
 	mutex_lock(&tm->lock);
 	tm->dead = true;
@@ -296,9 +296,12 @@ int fq_tm_config_set(const struct fq_tm_config *cfg)
 	WRITE_ONCE(fq_tm_cfg.ring_samples, cfg->ring_samples);
 	while ((fdev = fabriq_dev_get_next(next))) {
 		next = fdev->index + 1;
-		for (i = 0; i < fdev->num_ports; i++)
-			if (fdev->ports[i].tm && fq_tm_port_reconfig(fdev->ports[i].tm, cfg))
+		for (i = 0; i < fdev->num_ports; i++) {
+			struct fq_tm_port *tm = fq_tm(&fdev->ports[i]);
+
+			if (tm && fq_tm_port_reconfig(tm, cfg))
 				err = -ENOMEM;
+		}
 		fabriq_dev_put(fdev);
 	}
 	mutex_unlock(&fq_tm_cfg_lock);

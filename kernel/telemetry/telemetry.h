@@ -12,12 +12,15 @@
 #ifndef _FABRIQ_TELEMETRY_H
 #define _FABRIQ_TELEMETRY_H
 
+#include <net/genetlink.h>
 #include <linux/atomic.h>
 #include <linux/bitops.h>
 #include <linux/mutex.h>
 #include <linux/socket.h>
 #include <linux/workqueue.h>
 #include <linux/fabriq.h>
+
+#include "core/fabriq.h"
 
 struct fabriq_dev;
 struct fabriq_port;
@@ -201,15 +204,19 @@ void fq_det_eval(struct fq_det_state *st, u8 det, const struct fq_ev_subject *su
 void fq_det_log_show(struct seq_file *s, u32 dev_index, u32 port);
 
 /* telemetry_netlink.c */
-int fq_nl_stats_get_start(struct netlink_callback *cb);
-int fq_nl_stats_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
-int fq_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info);
-int fq_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info);
-extern const struct nla_policy fq_nl_stats_policy[FABRIQ_A_STATS_MAX + 1];
-extern const struct nla_policy fq_nl_config_policy[FABRIQ_A_CONFIG_MAX + 1];
 
 /* telemetry_debugfs.c */
-void fq_tm_debugfs_port_add(struct fabriq_port *port);
+void fq_tm_debugfs_port_add(struct fabriq_port *port, struct dentry *dir);
 void fq_tm_debugfs_init(void);
+
+/* telemetry_netlink.c, telemetry_subsys.c */
+extern const struct genl_ops fq_tm_nl_ops[];
+extern struct fabriq_subsys fq_telemetry_subsys;
+
+/* the sampler of @port (set by fq_tm_port_alloc(); NULL before and after) */
+static inline struct fq_tm_port *fq_tm(const struct fabriq_port *port)
+{
+	return fabriq_port_data(port, &fq_telemetry_subsys);
+}
 
 #endif /* _FABRIQ_TELEMETRY_H */

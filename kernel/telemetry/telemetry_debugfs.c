@@ -37,7 +37,7 @@ struct fq_tm_view {
 
 static struct fq_tm_view *fq_tm_view(struct fabriq_port *port)
 {
-	struct fq_tm_port *tm = port->tm;
+	struct fq_tm_port *tm = fq_tm(port);
 	const struct fq_tm_sample *now;
 	struct fq_tm_view *v;
 
@@ -179,15 +179,16 @@ DEFINE_SHOW_ATTRIBUTE(fq_tm_events);
 
 /**
  * fq_tm_debugfs_port_add() - a port's telemetry files
- * @port: the port; its dbg_dir exists
+ * @port: the port
+ * @dir: its debugfs directory
  */
-void fq_tm_debugfs_port_add(struct fabriq_port *port)
+void fq_tm_debugfs_port_add(struct fabriq_port *port, struct dentry *dir)
 {
-	debugfs_create_file("counters", 0444, port->dbg_dir, port, &fq_tm_counters_fops);
-	debugfs_create_file("rates", 0444, port->dbg_dir, port, &fq_tm_rates_fops);
-	debugfs_create_file("pause", 0444, port->dbg_dir, port, &fq_tm_pause_fops);
-	debugfs_create_file("vl", 0444, port->dbg_dir, port, &fq_tm_vl_fops);
-	debugfs_create_file("events", 0444, port->dbg_dir, port, &fq_tm_port_events_fops);
+	debugfs_create_file("counters", 0444, dir, port, &fq_tm_counters_fops);
+	debugfs_create_file("rates", 0444, dir, port, &fq_tm_rates_fops);
+	debugfs_create_file("pause", 0444, dir, port, &fq_tm_pause_fops);
+	debugfs_create_file("vl", 0444, dir, port, &fq_tm_vl_fops);
+	debugfs_create_file("events", 0444, dir, port, &fq_tm_port_events_fops);
 }
 
 /**

@@ -27,7 +27,7 @@ static struct netlink_range_validation fq_nl_u32_max __ro_after_init = {
 	.max = INT_MAX,
 };
 
-const struct nla_policy fq_nl_stats_policy[FABRIQ_A_STATS_MAX + 1] = {
+static const struct nla_policy fq_nl_stats_policy[FABRIQ_A_STATS_MAX + 1] = {
 	[FABRIQ_A_STATS_DEV_INDEX] = NLA_POLICY_FULL_RANGE(NLA_U32, &fq_nl_u32_max),
 	[FABRIQ_A_STATS_DEV_NAME] = { .type = NLA_NUL_STRING, .len = FABRIQ_DEV_NAME_MAX - 1 },
 	[FABRIQ_A_STATS_PORT] = NLA_POLICY_RANGE(NLA_U32, 0, 255),
@@ -62,7 +62,7 @@ static const struct nla_policy fq_nl_det_policy[FABRIQ_A_CONFIG_DET_MAX + 1] = {
 	[FABRIQ_A_CONFIG_DET_LIMIT] = { .type = NLA_U64 },
 };
 
-const struct nla_policy fq_nl_config_policy[FABRIQ_A_CONFIG_MAX + 1] = {
+static const struct nla_policy fq_nl_config_policy[FABRIQ_A_CONFIG_MAX + 1] = {
 	[FABRIQ_A_CONFIG_INTERVAL_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &fq_nl_interval_range),
 	[FABRIQ_A_CONFIG_RING_SAMPLES] = NLA_POLICY_FULL_RANGE(NLA_U32, &fq_nl_ring_range),
 	[FABRIQ_A_CONFIG_DET] = NLA_POLICY_NESTED(fq_nl_det_policy),
@@ -170,7 +170,7 @@ struct fq_nl_port_snap {
 static int fq_nl_fill_port(struct sk_buff *skb, struct netlink_callback *cb,
 			   struct fabriq_port *port, struct fq_nl_port_snap *sn)
 {
-	struct fq_tm_port *tm = port->tm;
+	struct fq_tm_port *tm = fq_tm(port);
 	const struct fq_tm_sample *now;
 	struct fq_tm_config cfg;
 	void *hdr;
@@ -450,7 +450,7 @@ static int fq_nl_stats_filter(struct netlink_callback *cb, struct fq_nl_stats_fi
  * An error here is reported with its extack like a do request's.
  * Context: process context.  Return: 0 or -EINVAL.
  */
-int fq_nl_stats_get_start(struct netlink_callback *cb)
+static int fq_nl_stats_get_start(struct netlink_callback *cb)
 {
 	struct fq_nl_stats_filter f;
 
@@ -464,7 +464,7 @@ int fq_nl_stats_get_start(struct netlink_callback *cb)
  *
  * Context: process context.  Return: bytes written, 0 at the end, or -errno.
  */
-int fq_nl_stats_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+static int fq_nl_stats_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct fq_nl_stats_cursor *cur = (void *)cb->ctx;
 	struct fq_nl_stats_filter f;
@@ -524,7 +524,7 @@ static int fq_nl_put_det(struct sk_buff *skb, u8 det)
  *
  * Context: process context.  Return: 0 or -errno.
  */
-int fq_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
+static int fq_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct fq_tm_config cfg;
 	struct sk_buff *msg;
@@ -611,7 +611,7 @@ static int fq_nl_det_parse(struct nlattr *nest, struct fq_det_config *cfgs,
  *
  * Context: process context.  Return: 0 or -errno, with extack.
  */
-int fq_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
+static int fq_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct fq_det_config cfgs[__FABRIQ_DET_MAX];
 	struct nlattr **a = info->attrs;
@@ -644,3 +644,28 @@ int fq_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "out of memory resizing the sample rings");
 	return err;
 }
+
+/* STATS_GET, CONFIG_GET (any user) and CONFIG_SET (CAP_NET_ADMIN) */
+const struct genl_ops fq_tm_nl_ops[] = {
+	{
+		.cmd = FABRIQ_CMD_STATS_GET,
+		.start = fq_nl_stats_get_start,
+		.dumpit = fq_nl_stats_get_dumpit,
+		.policy = fq_nl_stats_policy,
+		.maxattr = FABRIQ_A_STATS_MAX,
+	},
+	{
+		.cmd = FABRIQ_CMD_CONFIG_GET,
+		.doit = fq_nl_config_get_doit,
+		.policy = fq_nl_config_policy,
+		.maxattr = FABRIQ_A_CONFIG_MAX,
+	},
+	{
+		.cmd = FABRIQ_CMD_CONFIG_SET,
+		.doit = fq_nl_config_set_doit,
+		.policy = fq_nl_config_policy,
+		.maxattr = FABRIQ_A_CONFIG_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{ }
+};
