@@ -4,9 +4,10 @@
  * the /dev/fabriq file), cm.c (rdma_cm connections and the message
  * transport) and coll.c (the engine that runs the schedules).
  *
- * Lock order: the file's lock, then fq_comm.run_lock, then fq_comms_lock,
- * then fq_comm.hw_rwsem, then fq_comm.setup_lock, then fq_comm.lock
- * (op_lock and done_lock are leaves).  rdma_cm handlers take only
+ * Lock order (the module's one order is in Documentation/design.md): the
+ * file's lock, fq_comm.run_lock, fq_comms_lock, fq_comm.hw_rwsem, rdma_cm's
+ * handler_mutex, fq_comm.setup_lock, then the leaves fq_comm.lock,
+ * stats_lock, op_lock and done_lock.  rdma_cm handlers take only
  * setup_lock and lock, so teardown may wait for them while holding
  * hw_rwsem; teardown takes setup_lock alone first to stop them.
  */

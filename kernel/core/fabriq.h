@@ -3,7 +3,8 @@
  * fabriq.h - the core's objects (devices, ports) and what the core offers
  * every subsystem: lookups, port queries, netlink helpers, debugfs root.
  *
- * Lock order: fabriq_devs_lock, then fabriq_dev.lock (qos.h has the rest).
+ * Lock order: the module has one, in Documentation/design.md; here,
+ * fabriq_devs_lock before fabriq_dev.lock.
  */
 #ifndef _FABRIQ_H
 #define _FABRIQ_H

@@ -10,7 +10,9 @@
  *   qos_netlink.c  QOS_GET, QOS_SET and the QoS notifications
  *   qos_backend.c  the driver backends (fabriq_backend.h)
  *
- * Lock order: fabriq_qos_lock, fabriq_dev.lock, rtnl_lock, backends lock.
+ * Lock order (the module's one order is in Documentation/design.md):
+ * fabriq_qos_lock, fabriq_devs_lock, fabriq_dev.lock, rtnl_lock, the
+ * backends lock; the marks spinlock is a leaf.
  */
 #ifndef _FABRIQ_QOS_H
 #define _FABRIQ_QOS_H

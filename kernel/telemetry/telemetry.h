@@ -4,10 +4,11 @@
  * (telemetry_src.c), the detectors and their events (detect.c), and the
  * netlink (telemetry_netlink.c) and debugfs (telemetry_debugfs.c) views.
  *
- * Lock order: fq_tm_cfg_lock (telemetry.c), then fabriq_devs_lock; and
- * fabriq_dev.lock or rtnl_lock (never both: the sampler reads the device
- * under the one and the netdev under the other), then fq_tm_port.lock,
- * then fq_ev_lock (detect.c; a leaf).
+ * Lock order (the module's one order is in Documentation/design.md):
+ * fq_tm_cfg_lock (telemetry.c), fabriq_devs_lock, fabriq_dev.lock,
+ * rtnl_lock, fq_tm_port.lock, fq_ev_lock (detect.c; a leaf).  The sampler
+ * holds fabriq_dev.lock or rtnl_lock, never both; QoS holds rtnl_lock
+ * under fabriq_dev.lock, which the order allows.
  */
 #ifndef _FABRIQ_TELEMETRY_H
 #define _FABRIQ_TELEMETRY_H
