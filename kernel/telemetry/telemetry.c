@@ -117,6 +117,35 @@ static bool fq_tm_read(struct fq_tm_port *tm, struct fq_tm_sample *s)
 	return true;
 }
 
+/**
+ * fq_tm_snapshot() - copy a port's sampler state
+ * @tm: the port's sampler
+ * @sn: filled (all of it)
+ *
+ * Context: process context; takes @tm->lock.
+ */
+void fq_tm_snapshot(struct fq_tm_port *tm, struct fq_tm_snapshot *sn)
+{
+	const struct fq_tm_sample *now;
+
+	memset(sn, 0, sizeof(*sn));
+	mutex_lock(&tm->lock);
+	now = fq_tm_newest(tm, 0);
+	if (now) {
+		sn->now = *now;
+		sn->has_now = true;
+	}
+	sn->has_rate = fq_tm_rates(tm, &sn->rate);
+	bitmap_copy(sn->present, tm->present, FQ_TM_NUM_CTR);
+	sn->has_pause = tm->has_pause;
+	sn->vl_present = tm->vl_present;
+	sn->count = tm->count;
+	sn->ring_size = tm->ring_size;
+	sn->sample_ns = tm->sample_ns;
+	sn->samples = tm->samples;
+	mutex_unlock(&tm->lock);
+}
+
 static void fq_tm_subject(struct fq_tm_port *tm, struct fq_ev_subject *subj)
 {
 	memset(subj, 0, sizeof(*subj));
@@ -138,14 +167,12 @@ static void fq_tm_work(struct work_struct *work)
 
 	if (!interval)
 		return;
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
-		goto again;
+	/* only this work writes the scratch sample; it never runs twice at once */
+	s = &tm->scratch;
+	memset(s, 0, sizeof(*s));
 	s->t_ns = t0;
-	if (!fq_tm_read(tm, s)) {
-		kfree(s);
+	if (!fq_tm_read(tm, s))
 		return;		/* removed: fq_tm_port_stop() is on its way */
-	}
 	fq_tm_subject(tm, &subj);
 	mutex_lock(&tm->lock);
 	if (tm->ring) {
@@ -156,10 +183,6 @@ static void fq_tm_work(struct work_struct *work)
 	}
 	tm->sample_ns += ktime_get_ns() - t0;
 	tm->samples++;
-	mutex_unlock(&tm->lock);
-	kfree(s);
-again:
-	mutex_lock(&tm->lock);
 	if (!tm->dead && interval)
 		queue_delayed_work(fq_tm_wq, &tm->work, msecs_to_jiffies(interval));
 	mutex_unlock(&tm->lock);

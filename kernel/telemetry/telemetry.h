@@ -100,6 +100,8 @@ struct fq_tm_ethtool_map {
  * @port: the port
  * @own: fabriq's own traffic (enum fq_own_ctr); updated without locks
  * @work: takes one sample, then queues itself again
+ * @scratch: where @work reads the next sample (only @work uses it; it
+ *	     never runs twice at once), so sampling allocates nothing
  * @lock: protects everything below
  * @dead: the device is going away; the work must not run again
  * @link_layer: enum fabriq_link_layer, from the last sample
@@ -130,6 +132,7 @@ struct fq_tm_port {
 	struct fabriq_port *port;
 	atomic64_t own[FQ_OWN_NUM];
 	struct delayed_work work;
+	struct fq_tm_sample scratch;
 	struct mutex lock;	/* see above */
 	bool dead;
 	u8 link_layer;
@@ -157,6 +160,37 @@ struct fq_tm_port {
 	u64 bw_baseline;
 };
 
+/**
+ * struct fq_tm_snapshot - a port's sampler state, copied under its lock
+ * @now: the newest sample (valid if @has_now)
+ * @rate: per-second rates from the two newest (valid if @has_rate)
+ * @has_now: a sample exists
+ * @has_rate: two samples exist
+ * @present: the counters some source provides
+ * @has_pause: the netdev has per-priority pause counters
+ * @vl_present: the VLs with an XmitWait counter
+ * @count: samples in the ring
+ * @ring_size: the ring's size
+ * @sample_ns: time spent sampling, in all
+ * @samples: samples taken, in all
+ *
+ * What debugfs and netlink show of a port; both take it with
+ * fq_tm_snapshot().
+ */
+struct fq_tm_snapshot {
+	struct fq_tm_sample now;
+	struct fq_tm_sample rate;
+	bool has_now;
+	bool has_rate;
+	DECLARE_BITMAP(present, FQ_TM_NUM_CTR);
+	bool has_pause;
+	u32 vl_present;
+	u32 count;
+	u32 ring_size;
+	u64 sample_ns;
+	u64 samples;
+};
+
 /* sampler settings (telemetry.c) */
 struct fq_tm_config {
 	u32 interval_ms;
@@ -175,6 +209,7 @@ struct fq_det_config {
 int fq_tm_init(void);
 void fq_tm_exit(void);
 int fq_tm_port_alloc(struct fabriq_port *port);
+void fq_tm_snapshot(struct fq_tm_port *tm, struct fq_tm_snapshot *sn);
 void fq_tm_port_free(struct fabriq_port *port);
 void fq_tm_port_start(struct fabriq_port *port);
 void fq_tm_port_stop(struct fabriq_port *port);

@@ -20,49 +20,17 @@
 #include "core/fabriq.h"
 #include "telemetry.h"
 
-/* A copy of what a file shows, taken under the sampler's lock. */
-struct fq_tm_view {
-	struct fq_tm_sample now;
-	struct fq_tm_sample rate;
-	bool has_now;
-	bool has_rate;
-	DECLARE_BITMAP(present, FQ_TM_NUM_CTR);
-	bool has_pause;
-	u32 vl_present;
-	u32 count;
-	u32 ring_size;
-	u64 sample_ns;
-	u64 samples;
-};
-
-static struct fq_tm_view *fq_tm_view(struct fabriq_port *port)
+/* What a file shows: a snapshot (too big for the stack), or NULL. */
+static struct fq_tm_snapshot *fq_tm_view(struct fabriq_port *port)
 {
-	struct fq_tm_port *tm = fq_tm(port);
-	const struct fq_tm_sample *now;
-	struct fq_tm_view *v;
+	struct fq_tm_snapshot *v = kmalloc(sizeof(*v), GFP_KERNEL);
 
-	v = kzalloc(sizeof(*v), GFP_KERNEL);
-	if (!v)
-		return NULL;
-	mutex_lock(&tm->lock);
-	now = fq_tm_newest(tm, 0);
-	if (now) {
-		v->now = *now;
-		v->has_now = true;
-	}
-	v->has_rate = fq_tm_rates(tm, &v->rate);
-	bitmap_copy(v->present, tm->present, FQ_TM_NUM_CTR);
-	v->has_pause = tm->has_pause;
-	v->vl_present = tm->vl_present;
-	v->count = tm->count;
-	v->ring_size = tm->ring_size;
-	v->sample_ns = tm->sample_ns;
-	v->samples = tm->samples;
-	mutex_unlock(&tm->lock);
+	if (v)
+		fq_tm_snapshot(fq_tm(port), v);
 	return v;
 }
 
-static void fq_tm_show_ctrs(struct seq_file *s, const struct fq_tm_view *v, const u64 *vals)
+static void fq_tm_show_ctrs(struct seq_file *s, const struct fq_tm_snapshot *v, const u64 *vals)
 {
 	struct fq_tm_config cfg;
 	int i;
@@ -80,7 +48,7 @@ static void fq_tm_show_ctrs(struct seq_file *s, const struct fq_tm_view *v, cons
 
 static int fq_tm_counters_show(struct seq_file *s, void *unused)
 {
-	struct fq_tm_view *v = fq_tm_view(s->private);
+	struct fq_tm_snapshot *v = fq_tm_view(s->private);
 
 	if (!v)
 		return -ENOMEM;
@@ -95,7 +63,7 @@ DEFINE_SHOW_ATTRIBUTE(fq_tm_counters);
 
 static int fq_tm_rates_show(struct seq_file *s, void *unused)
 {
-	struct fq_tm_view *v = fq_tm_view(s->private);
+	struct fq_tm_snapshot *v = fq_tm_view(s->private);
 
 	if (!v)
 		return -ENOMEM;
@@ -110,7 +78,7 @@ DEFINE_SHOW_ATTRIBUTE(fq_tm_rates);
 
 static int fq_tm_pause_show(struct seq_file *s, void *unused)
 {
-	struct fq_tm_view *v = fq_tm_view(s->private);
+	struct fq_tm_snapshot *v = fq_tm_view(s->private);
 	int c, p;
 
 	if (!v)
@@ -141,7 +109,7 @@ DEFINE_SHOW_ATTRIBUTE(fq_tm_pause);
 
 static int fq_tm_vl_show(struct seq_file *s, void *unused)
 {
-	struct fq_tm_view *v = fq_tm_view(s->private);
+	struct fq_tm_snapshot *v = fq_tm_view(s->private);
 	int vl;
 
 	if (!v)

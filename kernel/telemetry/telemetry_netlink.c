@@ -154,40 +154,16 @@ static int fq_nl_put_vls(struct sk_buff *skb, u32 vl_present, const struct fq_tm
 	return 0;
 }
 
-/* The sampler's state, copied under its lock. */
-struct fq_nl_port_snap {
-	struct fq_tm_sample now;
-	struct fq_tm_sample rate;
-	bool has_rate;
-	DECLARE_BITMAP(present, FQ_TM_NUM_CTR);
-	bool has_pause;
-	u32 vl_present;
-	u32 count;
-	u64 sample_ns;
-};
-
 /* Return: 0, 1 (no sample yet: nothing to say), or -EMSGSIZE. */
 static int fq_nl_fill_port(struct sk_buff *skb, struct netlink_callback *cb,
-			   struct fabriq_port *port, struct fq_nl_port_snap *sn)
+			   struct fabriq_port *port, struct fq_tm_snapshot *sn)
 {
 	struct fq_tm_port *tm = fq_tm(port);
-	const struct fq_tm_sample *now;
 	struct fq_tm_config cfg;
 	void *hdr;
 
-	mutex_lock(&tm->lock);
-	now = fq_tm_newest(tm, 0);
-	if (now) {
-		sn->now = *now;
-		sn->has_rate = fq_tm_rates(tm, &sn->rate);
-		bitmap_copy(sn->present, tm->present, FQ_TM_NUM_CTR);
-		sn->has_pause = tm->has_pause;
-		sn->vl_present = tm->vl_present;
-		sn->count = tm->count;
-		sn->sample_ns = tm->samples ? div64_u64(tm->sample_ns, tm->samples) : 0;
-	}
-	mutex_unlock(&tm->lock);
-	if (!now)
+	fq_tm_snapshot(tm, sn);
+	if (!sn->has_now)
 		return 1;
 	fq_tm_config_get(&cfg);
 	hdr = fabriq_nl_put_hdr(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq, NLM_F_MULTI,
@@ -201,7 +177,9 @@ static int fq_nl_fill_port(struct sk_buff *skb, struct netlink_callback *cb,
 	    nla_put_u64_64bit(skb, FABRIQ_A_STATS_TIME_NS, sn->now.t_ns, FABRIQ_A_STATS_PAD) ||
 	    nla_put_u32(skb, FABRIQ_A_STATS_INTERVAL_MS, cfg.interval_ms) ||
 	    nla_put_u32(skb, FABRIQ_A_STATS_SAMPLES, sn->count) ||
-	    nla_put_u64_64bit(skb, FABRIQ_A_STATS_SAMPLE_NS, sn->sample_ns, FABRIQ_A_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, FABRIQ_A_STATS_SAMPLE_NS,
+			      sn->samples ? div64_u64(sn->sample_ns, sn->samples) : 0,
+			      FABRIQ_A_STATS_PAD) ||
 	    fq_nl_put_ctrs(skb, FABRIQ_A_STATS_COUNTERS, sn->now.ctr, sn->present) ||
 	    (sn->has_rate &&
 	     fq_nl_put_ctrs(skb, FABRIQ_A_STATS_RATES, sn->rate.ctr, sn->present)) ||
@@ -227,7 +205,7 @@ static bool fq_nl_dev_matches(const struct fabriq_dev *fdev, const struct fq_nl_
 static int fq_nl_dump_ports(struct sk_buff *skb, struct netlink_callback *cb,
 			    struct fq_nl_stats_cursor *cur, const struct fq_nl_stats_filter *f)
 {
-	struct fq_nl_port_snap *sn;
+	struct fq_tm_snapshot *sn;
 	struct fabriq_dev *fdev;
 	int err = 0;
 
