@@ -307,45 +307,6 @@ static void fabriq_qos_merge(struct fabriq_qos_cfg *dst, const struct fabriq_qos
 	dst->present |= req->present;
 }
 
-/* Where field @f's value for the port comes from: @c if it sets @f, else @hw. */
-static const struct fabriq_qos_cfg *fabriq_qos_src(const struct fabriq_qos_cfg *c,
-						   const struct fabriq_qos_cfg *hw, int f)
-{
-	return (c->present & BIT(f)) ? c : hw;
-}
-
-/*
- * The fields whose values are VLs, with their messages as static strings:
- * kernels before 6.2 cannot format extack messages, and these still name
- * the field there.
- */
-struct fabriq_qos_vl_field {
-	const char *name;
-	const char *vl15;
-	const char *oper;
-	const char *cap;
-};
-
-static const struct fabriq_qos_vl_field fabriq_qos_sl2vl_field = {
-	.name = "sl2vl",
-	.vl15 = "sl2vl: VL15 is reserved for subnet management",
-	.oper = "sl2vl: a VL is not below the port's OperVLs",
-};
-
-static const struct fabriq_qos_vl_field fabriq_qos_vlarb_high_field = {
-	.name = "vlarb-high",
-	.vl15 = "vlarb-high: VL15 is reserved for subnet management",
-	.oper = "vlarb-high: a VL is not below the port's OperVLs",
-	.cap = "vlarb-high: more entries than the port's high-priority table holds",
-};
-
-static const struct fabriq_qos_vl_field fabriq_qos_vlarb_low_field = {
-	.name = "vlarb-low",
-	.vl15 = "vlarb-low: VL15 is reserved for subnet management",
-	.oper = "vlarb-low: a VL is not below the port's OperVLs",
-	.cap = "vlarb-low: more entries than the port's low-priority table holds",
-};
-
 /* A setting given for the other link layer, by field. */
 static const char *const fabriq_qos_wrong_port_msgs[FABRIQ_QOS_F_NUM] = {
 	[FABRIQ_QOS_F_SL2VL] = "sl2vl is an InfiniBand setting; this port is Ethernet",
@@ -365,224 +326,108 @@ static const char *const fabriq_qos_wrong_port_msgs[FABRIQ_QOS_F_NUM] = {
 	[FABRIQ_QOS_F_TCLASS] = "tc is a RoCE setting; this port is InfiniBand",
 };
 
-static int fabriq_qos_check_vl(u8 vl, int oper, const struct fabriq_qos_vl_field *fld,
-			       struct netlink_ext_ack *extack)
-{
-	if (vl == 15) {
-		fabriq_extack_msg(extack, fld->vl15);
-		return -EINVAL;
-	}
-	if (vl >= oper) {
-		FABRIQ_ERR_FMT(extack, fld->oper,
-			       "%s: VL %u is not below the port's OperVLs (valid 0-%d)",
-			       fld->name, vl, oper - 1);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int fabriq_qos_check_vlarb(const struct fabriq_qos_vlarb *t, u8 cap, int oper,
-				  const struct fabriq_qos_vl_field *fld,
-				  struct netlink_ext_ack *extack)
-{
-	int i, err;
-
-	if (t->len > cap) {
-		FABRIQ_ERR_FMT(extack, fld->cap, "%s: %u entries, the port's table holds %u",
-			       fld->name, t->len, cap);
-		return -EINVAL;
-	}
-	for (i = 0; i < t->len; i++) {
-		err = fabriq_qos_check_vl(t->e[i].vl, oper, fld, extack);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-static int fabriq_qos_validate_ib(const struct fabriq_qos_cfg *c, u32 fields,
-				  const struct fabriq_qos_cfg *hw,
-				  const struct fabriq_qos_caps *caps,
-				  struct netlink_ext_ack *extack)
-{
-	int oper = fabriq_qos_src(c, hw, FABRIQ_QOS_F_OPER_VLS)->oper_vls;
-	const u8 *sl2vl = fabriq_qos_src(c, hw, FABRIQ_QOS_F_SL2VL)->sl2vl;
-	int i, err;
-
-	if ((fields & BIT(FABRIQ_QOS_F_OPER_VLS)) && c->oper_vls > caps->vl_cap) {
-		FABRIQ_ERR_FMT(extack, "oper-vls: more VLs than the port's VLCap",
-			       "oper-vls: %u exceeds the port's VLCap (%u)", c->oper_vls,
-			       caps->vl_cap);
-		return -EINVAL;
-	}
-	if (fields & (BIT(FABRIQ_QOS_F_SL2VL) | BIT(FABRIQ_QOS_F_OPER_VLS))) {
-		for (i = 0; i < FABRIQ_QOS_NUM_SL; i++) {
-			err = fabriq_qos_check_vl(sl2vl[i], oper, &fabriq_qos_sl2vl_field, extack);
-			if (err)
-				return err;
-		}
-	}
-	if (fields & BIT(FABRIQ_QOS_F_VLARB_HIGH)) {
-		err = fabriq_qos_check_vlarb(&c->vlarb_high, caps->vlarb_high_cap, oper,
-					     &fabriq_qos_vlarb_high_field, extack);
-		if (err)
-			return err;
-	}
-	if (fields & BIT(FABRIQ_QOS_F_VLARB_LOW)) {
-		err = fabriq_qos_check_vlarb(&c->vlarb_low, caps->vlarb_low_cap, oper,
-					     &fabriq_qos_vlarb_low_field, extack);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-static int fabriq_qos_validate_roce(const struct fabriq_qos_cfg *c, u32 fields,
-				    const struct fabriq_qos_cfg *hw,
-				    const struct fabriq_qos_caps *caps,
-				    struct netlink_ext_ack *extack)
-{
-	const u8 *bw = fabriq_qos_src(c, hw, FABRIQ_QOS_F_ETS_TC_BW)->tc_bw;
-	const u8 *tsa = fabriq_qos_src(c, hw, FABRIQ_QOS_F_ETS_TC_TSA)->tc_tsa;
-	int i, sum = 0;
-	bool ets = false;
-
-	if ((fields & FABRIQ_QOS_DCB_FIELDS & ~BIT(FABRIQ_QOS_F_TRUST)) && !caps->dcb) {
-		if (caps->netdev[0])
-			FABRIQ_ERR_FMT(extack,
-				       "the port's netdev has no DCB support (no dcbnl ops)",
-				       "netdev %s has no DCB support (no dcbnl ops)", caps->netdev);
-		else
-			NL_SET_ERR_MSG(extack, "the port has no netdev to carry DCB settings");
-		return -EOPNOTSUPP;
-	}
-	if ((fields & BIT(FABRIQ_QOS_F_TRUST)) && !caps->trust) {
-		NL_SET_ERR_MSG(extack, "trust: neither DCB APP trust nor a driver backend");
-		return -EOPNOTSUPP;
-	}
-	if ((fields & BIT(FABRIQ_QOS_F_ECN)) && !caps->ecn_backend[0]) {
-		NL_SET_ERR_MSG(extack, "ecn: the port has neither an ECN backend nor a netdev");
-		return -EOPNOTSUPP;
-	}
-	if (fields & (BIT(FABRIQ_QOS_F_ETS_TC_BW) | BIT(FABRIQ_QOS_F_ETS_TC_TSA))) {
-		for (i = 0; i < FABRIQ_QOS_NUM_PRIO; i++) {
-			if (tsa[i] != FABRIQ_QOS_TSA_ETS)
-				continue;
-			ets = true;
-			sum += bw[i];
-		}
-		if (ets && sum != 100) {
-			FABRIQ_ERR_FMT(extack,
-				       "ets tc-bw: the ETS classes must add up to 100 percent",
-				       "ets tc-bw: the ETS classes add up to %d%%, not 100", sum);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
-static int fabriq_qos_validate(const struct fabriq_qos_cfg *c, u32 fields,
+static int fabriq_qos_validate(const struct fabriq_qos_port_kind *kind,
+			       const struct fabriq_qos_cfg *c, u32 fields,
 			       const struct fabriq_qos_cfg *hw,
 			       const struct fabriq_qos_caps *caps,
 			       struct netlink_ext_ack *extack)
 {
-	bool ib = caps->link_layer == FABRIQ_LINK_LAYER_INFINIBAND;
-	u32 wrong = fields & (ib ? FABRIQ_QOS_ROCE_FIELDS : FABRIQ_QOS_IB_FIELDS);
+	u32 wrong = fields & ~kind->fields, seen = 0, mine;
+	const struct fabriq_qos_ops *ops;
+	int i, err;
 
 	if (wrong) {
 		fabriq_extack_msg(extack, fabriq_qos_wrong_port_msgs[__ffs(wrong)]);
 		return -EINVAL;
 	}
-	return ib ? fabriq_qos_validate_ib(c, fields, hw, caps, extack) :
-		    fabriq_qos_validate_roce(c, fields, hw, caps, extack);
+	/* each field is judged by the first backend that can program it */
+	for (i = 0; (ops = kind->ops[i]); i++) {
+		mine = fields & ops->fields & ~seen;
+		seen |= ops->fields;
+		if (mine && ops->validate) {
+			err = ops->validate(c, mine, hw, caps, extack);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
 }
 
-/* ---- hardware ---- */
+/* ---- hardware, through the port's backends ---- */
 
 /*
- * Read the port's state into @hw and @caps.  Context: fdev->lock held,
- * ibdev present.  @ndev: the RoCE port's netdev or NULL.
+ * Hold what the backends of @port need; a RoCE port's netdev is looked up
+ * now (it may come and go).  Release with fabriq_qos_hwport_put().
+ * Context: fdev->lock held, ibdev present.
  */
-static int fabriq_qos_read_hw(struct ib_device *ibdev, u32 port, struct net_device *ndev,
+static const struct fabriq_qos_port_kind *
+fabriq_qos_hwport_get(struct fabriq_dev *fdev, struct fabriq_port *port,
+		      struct fabriq_qos_hwport *hp)
+{
+	const struct fabriq_qos_port_kind *kind = fabriq_qos_port_kind(port);
+
+	hp->ibdev = fdev->ibdev;
+	hp->port = port->num;
+	hp->ndev = kind->netdev ? fabriq_port_netdev(fdev->ibdev, port->num) : NULL;
+	return kind;
+}
+
+static void fabriq_qos_hwport_put(struct fabriq_qos_hwport *hp)
+{
+	dev_put(hp->ndev);
+	hp->ndev = NULL;
+}
+
+/*
+ * Read the port's state into @hw and @caps: every backend in turn, each
+ * reading the fields no backend before it owns.  Context: fdev->lock held.
+ */
+static int fabriq_qos_read_hw(const struct fabriq_qos_port_kind *kind,
+			      const struct fabriq_qos_hwport *hp,
 			      struct fabriq_qos_cfg *hw, struct fabriq_qos_caps *caps)
 {
-	struct fabriq_ecn_prio ecn;
-	int p;
+	const struct fabriq_qos_ops *ops;
+	int i, err;
 
 	memset(hw, 0, sizeof(*hw));
 	memset(caps, 0, sizeof(*caps));
-	if (rdma_port_get_link_layer(ibdev, port) == IB_LINK_LAYER_INFINIBAND) {
-		caps->link_layer = FABRIQ_LINK_LAYER_INFINIBAND;
-		return fabriq_qos_ib_read(ibdev, port, hw, caps);
-	}
-
-	caps->link_layer = FABRIQ_LINK_LAYER_ETHERNET;
-	if (ndev)
-		strscpy(caps->netdev, ndev->name, sizeof(caps->netdev));
-	fabriq_qos_dcb_read(ibdev, port, ndev, hw, caps);
-
-	fabriq_qos_backend_name(ibdev, caps->ecn_backend, sizeof(caps->ecn_backend));
-	if (strcmp(caps->ecn_backend, "none")) {
-		for (p = 0; p < FABRIQ_QOS_NUM_PRIO; p++) {
-			if (fabriq_qos_ecn_get(ibdev, port, p, &ecn))
-				continue;
-			hw->ecn[p] = ecn;
-			hw->ecn_prios |= BIT(p);
-		}
-	} else if (ndev) {
-		strscpy(caps->ecn_backend, "red", sizeof(caps->ecn_backend));
-		fabriq_qos_red_read(ndev, hw);
-	} else {
-		caps->ecn_backend[0] = '\0';
-	}
-	if (hw->ecn_prios)
-		hw->present |= BIT(FABRIQ_QOS_F_ECN);
-	return 0;
-}
-
-static int fabriq_qos_write_ecn(struct ib_device *ibdev, u32 port, struct net_device *ndev,
-				const struct fabriq_qos_cfg *cfg,
-				const struct fabriq_qos_caps *caps,
-				struct netlink_ext_ack *extack)
-{
-	int p, err;
-
-	if (!strcmp(caps->ecn_backend, "red"))
-		return fabriq_qos_red_write(ndev, cfg, extack);
-	for (p = 0; p < FABRIQ_QOS_NUM_PRIO; p++) {
-		if (!(cfg->ecn_prios & BIT(p)))
-			continue;
-		err = fabriq_qos_ecn_set(ibdev, port, p, &cfg->ecn[p], extack);
+	caps->link_layer = kind->link_layer;
+	if (hp->ndev)
+		strscpy(caps->netdev, hp->ndev->name, sizeof(caps->netdev));
+	for (i = 0; (ops = kind->ops[i]); i++) {
+		err = ops->read(hp, ops->fields & ~caps->owned_all, hw, caps, &caps->owned[i]);
 		if (err)
 			return err;
+		caps->owned_all |= caps->owned[i];
 	}
+	caps->trust = caps->owned_all & BIT(FABRIQ_QOS_F_TRUST);
 	return 0;
 }
 
-/* Program @fields of @cfg.  Context: fdev->lock held, ibdev present. */
-static int fabriq_qos_write_hw(struct ib_device *ibdev, u32 port, struct net_device *ndev,
+/*
+ * Program @fields of @cfg, each through the backend that owns it, in the
+ * kind's order.  Context: fdev->lock held, @caps read with @old.
+ */
+static int fabriq_qos_write_hw(const struct fabriq_qos_port_kind *kind,
+			       const struct fabriq_qos_hwport *hp,
 			       const struct fabriq_qos_cfg *cfg, u32 fields,
 			       const struct fabriq_qos_cfg *old,
 			       const struct fabriq_qos_caps *caps,
 			       struct netlink_ext_ack *extack)
 {
-	int err;
+	const struct fabriq_qos_ops *ops;
+	u32 mine;
+	int i, err;
 
-	fields &= ~FABRIQ_QOS_SOFT_FIELDS;
-	if (caps->link_layer == FABRIQ_LINK_LAYER_INFINIBAND)
-		return fields ? fabriq_qos_ib_write(ibdev, port, cfg, fields, old, caps,
-						    extack) : 0;
-	err = fabriq_qos_dcb_write(ibdev, port, ndev, cfg, fields, extack);
-	if (!err && (fields & BIT(FABRIQ_QOS_F_ECN)))
-		err = fabriq_qos_write_ecn(ibdev, port, ndev, cfg, caps, extack);
-	return err;
-}
-
-static struct net_device *fabriq_qos_netdev(struct ib_device *ibdev, u32 port)
-{
-	if (rdma_port_get_link_layer(ibdev, port) != IB_LINK_LAYER_ETHERNET)
-		return NULL;
-	return fabriq_port_netdev(ibdev, port);
+	for (i = 0; (ops = kind->ops[i]); i++) {
+		mine = fields & caps->owned[i];
+		if (!mine)
+			continue;
+		err = ops->write(hp, cfg, mine, old, caps, extack);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 /* ---- coherence ---- */
@@ -642,7 +487,7 @@ static void fabriq_qos_check_coherence(struct fabriq_qos_intent *it,
 /**
  * fabriq_qos_set() - validate a change to a port's intent and apply it
  * @fdev: the device (a reference is held)
- * @port_num: port number, already checked to exist
+ * @port: the port
  * @req: the fields to change (@req->present)
  * @validate_only: only check; change nothing
  * @extack: for the reason of a refusal
@@ -653,13 +498,14 @@ static void fabriq_qos_check_coherence(struct fabriq_qos_intent *it,
  *
  * Context: process context.  Return: 0 or a negative errno.
  */
-int fabriq_qos_set(struct fabriq_dev *fdev, u32 port_num, const struct fabriq_qos_cfg *req,
-		   bool validate_only, struct netlink_ext_ack *extack)
+int fabriq_qos_set(struct fabriq_dev *fdev, struct fabriq_port *port,
+		   const struct fabriq_qos_cfg *req, bool validate_only,
+		   struct netlink_ext_ack *extack)
 {
-	struct fabriq_qos_work_area *wa;
+	const struct fabriq_qos_port_kind *kind = NULL;
 	struct fabriq_qos_intent *it, *fresh = NULL;
-	struct net_device *ndev = NULL;
-	struct ib_device *ibdev;
+	struct fabriq_qos_hwport hp = {};
+	struct fabriq_qos_work_area *wa;
 	int err;
 
 	wa = kzalloc(sizeof(*wa), GFP_KERNEL);
@@ -672,53 +518,52 @@ int fabriq_qos_set(struct fabriq_dev *fdev, u32 port_num, const struct fabriq_qo
 
 	mutex_lock(&fabriq_qos_lock);
 	mutex_lock(&fdev->lock);
-	ibdev = fdev->ibdev;
-	if (!ibdev) {
+	if (!fdev->ibdev) {
 		NL_SET_ERR_MSG(extack, "the device was removed");
 		err = -ENODEV;
 		goto out_unlock;
 	}
-	ndev = fabriq_qos_netdev(ibdev, port_num);
-	err = fabriq_qos_read_hw(ibdev, port_num, ndev, &wa->hw, &wa->caps);
+	kind = fabriq_qos_hwport_get(fdev, port, &hp);
+	err = fabriq_qos_read_hw(kind, &hp, &wa->hw, &wa->caps);
 	if (err) {
 		NL_SET_ERR_MSG(extack, "cannot read the port's QoS state from the device");
 		goto out_unlock;
 	}
 
-	it = fabriq_qos_find(fdev->name, port_num);
+	it = fabriq_qos_find(fdev->name, port->num);
 	if (it)
 		wa->cand = it->cfg;
 	fabriq_qos_merge(&wa->cand, req);
-	err = fabriq_qos_validate(&wa->cand, req->present, &wa->hw, &wa->caps, extack);
+	err = fabriq_qos_validate(kind, &wa->cand, req->present, &wa->hw, &wa->caps, extack);
 	if (err || validate_only)
 		goto out_unlock;
 
-	err = fabriq_qos_write_hw(ibdev, port_num, ndev, &wa->cand, req->present, &wa->hw,
-				  &wa->caps, extack);
+	err = fabriq_qos_write_hw(kind, &hp, &wa->cand, req->present, &wa->hw, &wa->caps,
+				  extack);
 	if (err) {
 		/* Put back what was read; the first error is the one reported. */
-		fabriq_qos_write_hw(ibdev, port_num, ndev, &wa->hw,
-				    req->present & wa->hw.present, &wa->hw, &wa->caps, NULL);
+		fabriq_qos_write_hw(kind, &hp, &wa->hw, req->present & wa->hw.present,
+				    &wa->hw, &wa->caps, NULL);
 		goto out_unlock;
 	}
 	if (!it) {
 		it = fresh;
 		fresh = NULL;
 		strscpy(it->dev_name, fdev->name, sizeof(it->dev_name));
-		it->port = port_num;
+		it->port = port->num;
 		list_add_tail(&it->list, &fabriq_qos_intents);
 	}
 	it->cfg = wa->cand;
 	it->drift &= ~req->present;
 	it->reapply = false;
 	/* Coherence is judged on what the hardware holds now. */
-	if (!fabriq_qos_read_hw(ibdev, port_num, ndev, &wa->hw, &wa->caps))
+	if (!fabriq_qos_read_hw(kind, &hp, &wa->hw, &wa->caps))
 		fabriq_qos_check_coherence(it, &wa->hw, wa->msg);
 
 out_unlock:
 	mutex_unlock(&fdev->lock);
 	mutex_unlock(&fabriq_qos_lock);
-	dev_put(ndev);
+	fabriq_qos_hwport_put(&hp);
 out_free:
 	kfree(fresh);
 	kfree(wa);
@@ -742,8 +587,9 @@ int fabriq_qos_get(struct fabriq_dev *fdev, struct fabriq_port *port,
 		   struct fabriq_qos_cfg *intent, struct fabriq_qos_cfg *hw,
 		   struct fabriq_qos_caps *caps, u32 *drift, char *warning, size_t wlen)
 {
+	const struct fabriq_qos_port_kind *kind;
+	struct fabriq_qos_hwport hp = {};
 	struct fabriq_qos_intent *it;
-	struct net_device *ndev = NULL;
 	int err = -ENODEV;
 
 	memset(intent, 0, sizeof(*intent));
@@ -751,8 +597,8 @@ int fabriq_qos_get(struct fabriq_dev *fdev, struct fabriq_port *port,
 	mutex_lock(&fabriq_qos_lock);
 	mutex_lock(&fdev->lock);
 	if (fdev->ibdev) {
-		ndev = fabriq_qos_netdev(fdev->ibdev, port->num);
-		err = fabriq_qos_read_hw(fdev->ibdev, port->num, ndev, hw, caps);
+		kind = fabriq_qos_hwport_get(fdev, port, &hp);
+		err = fabriq_qos_read_hw(kind, &hp, hw, caps);
 		it = fabriq_qos_find(fdev->name, port->num);
 		if (it) {
 			*intent = it->cfg;
@@ -761,7 +607,7 @@ int fabriq_qos_get(struct fabriq_dev *fdev, struct fabriq_port *port,
 	}
 	mutex_unlock(&fdev->lock);
 	mutex_unlock(&fabriq_qos_lock);
-	dev_put(ndev);
+	fabriq_qos_hwport_put(&hp);
 	*drift = err ? 0 : fabriq_qos_diff(intent, hw);
 	return err;
 }
@@ -846,26 +692,27 @@ static void fabriq_qos_report_drift(struct fabriq_qos_intent *it, u32 drift,
 static void fabriq_qos_check_one(struct fabriq_dev *fdev, struct fabriq_qos_intent *it,
 				 struct fabriq_qos_work_area *wa)
 {
+	const struct fabriq_qos_port_kind *kind;
 	struct netlink_ext_ack extack = {};
-	struct net_device *ndev = NULL;
-	struct ib_device *ibdev;
+	struct fabriq_qos_hwport hp = {};
+	struct fabriq_port *port;
 	u32 fields;
 	int err;
 
 	mutex_lock(&fdev->lock);
-	ibdev = fdev->ibdev;
-	if (!ibdev || it->port < rdma_start_port(ibdev) || it->port > rdma_end_port(ibdev))
+	port = fabriq_dev_port(fdev, it->port);
+	if (!fdev->ibdev || !port)
 		goto out;
-	ndev = fabriq_qos_netdev(ibdev, it->port);
-	if (fabriq_qos_read_hw(ibdev, it->port, ndev, &wa->hw, &wa->caps))
+	kind = fabriq_qos_hwport_get(fdev, port, &hp);
+	if (fabriq_qos_read_hw(kind, &hp, &wa->hw, &wa->caps))
 		goto out;
 
 	if (it->reapply) {
 		fields = it->cfg.present;
-		err = fabriq_qos_validate(&it->cfg, fields, &wa->hw, &wa->caps, &extack);
+		err = fabriq_qos_validate(kind, &it->cfg, fields, &wa->hw, &wa->caps, &extack);
 		if (!err)
-			err = fabriq_qos_write_hw(ibdev, it->port, ndev, &it->cfg, fields, &wa->hw,
-						  &wa->caps, &extack);
+			err = fabriq_qos_write_hw(kind, &hp, &it->cfg, fields, &wa->hw, &wa->caps,
+						  &extack);
 		if (err && !it->reapply_failed) {
 			/*
 			 * A device that just came back may not be complete yet
@@ -883,14 +730,14 @@ static void fabriq_qos_check_one(struct fabriq_dev *fdev, struct fabriq_qos_inte
 			it->reapply = false;
 		}
 		it->reapply_failed = err;
-		if (fabriq_qos_read_hw(ibdev, it->port, ndev, &wa->hw, &wa->caps))
+		if (fabriq_qos_read_hw(kind, &hp, &wa->hw, &wa->caps))
 			goto out;
 	}
 	fabriq_qos_report_drift(it, fabriq_qos_diff(&it->cfg, &wa->hw), &wa->hw, wa);
 	fabriq_qos_check_coherence(it, &wa->hw, wa->msg);
 out:
 	mutex_unlock(&fdev->lock);
-	dev_put(ndev);
+	fabriq_qos_hwport_put(&hp);
 }
 
 static void fabriq_qos_check(struct work_struct *work)
@@ -922,13 +769,14 @@ static void fabriq_qos_check(struct work_struct *work)
 
 /**
  * fabriq_qos_dev_added() - a device (re)appeared: re-apply its intents
- * @ibdev: the device, as the ib_client's add callback gets it
+ * @fdev: the device
  *
  * Context: process context; no fabriq lock held; rtnl_lock may be held.
  */
-void fabriq_qos_dev_added(struct ib_device *ibdev)
+void fabriq_qos_dev_added(struct fabriq_dev *fdev)
 {
-	fabriq_qos_mark(dev_name(&ibdev->dev), 0);
+	/* not fdev->lock: the qos check holds it while it takes rtnl_lock */
+	fabriq_qos_mark(dev_name(&fdev->ibdev->dev), 0);
 }
 
 /**
@@ -950,15 +798,19 @@ void fabriq_qos_port_active(struct fabriq_dev *fdev, struct fabriq_port *port)
 
 /**
  * fabriq_qos_dev_renamed() - intents follow their device's new name
+ * @fdev: the device, with its new name stored
  * @old_name: the name before
- * @new_name: the name now
  *
  * Context: process context; no fabriq lock held.
  */
-void fabriq_qos_dev_renamed(const char *old_name, const char *new_name)
+void fabriq_qos_dev_renamed(struct fabriq_dev *fdev, const char *old_name)
 {
 	struct fabriq_qos_intent *it;
+	char new_name[FABRIQ_DEV_NAME_MAX];
 
+	mutex_lock(&fdev->lock);
+	strscpy(new_name, fdev->name, sizeof(new_name));
+	mutex_unlock(&fdev->lock);
 	mutex_lock(&fabriq_qos_lock);
 	list_for_each_entry(it, &fabriq_qos_intents, list)
 		if (!strcmp(it->dev_name, old_name))
@@ -1000,10 +852,11 @@ int fabriq_qos_tclass(const char *dev_name, u32 port, u8 *tclass)
 int fabriq_qos_debugfs_show(struct seq_file *s, struct fabriq_dev *fdev,
 			    struct fabriq_port *port)
 {
+	const struct fabriq_qos_port_kind *kind = fabriq_qos_port_kind(port);
 	struct fabriq_qos_cfg *intent;
 	struct fabriq_qos_work_area *wa;
-	u32 drift, fields;
-	int f, err;
+	u32 drift;
+	int i, f, err;
 
 	wa = kzalloc(sizeof(*wa), GFP_KERNEL);
 	intent = kzalloc(sizeof(*intent), GFP_KERNEL);
@@ -1014,11 +867,9 @@ int fabriq_qos_debugfs_show(struct seq_file *s, struct fabriq_dev *fdev,
 			     sizeof(wa->msg));
 	if (err)
 		goto out;
-	fields = wa->caps.link_layer == FABRIQ_LINK_LAYER_INFINIBAND ?
-		 FABRIQ_QOS_IB_FIELDS : FABRIQ_QOS_ROCE_FIELDS;
 	seq_printf(s, "%-14s %-40s %-40s %s\n", "field", "intent", "hardware", "drift");
 	for (f = 0; f < FABRIQ_QOS_F_NUM; f++) {
-		if (!(fields & BIT(f)))
+		if (!(kind->fields & BIT(f)))
 			continue;
 		fabriq_qos_fmt_field(wa->a, sizeof(wa->a), intent, f,
 				     intent->ecn_prios ? intent->ecn_prios : wa->hw.ecn_prios);
@@ -1028,13 +879,9 @@ int fabriq_qos_debugfs_show(struct seq_file *s, struct fabriq_dev *fdev,
 			   (FABRIQ_QOS_SOFT_FIELDS & BIT(f)) ? "(fabriq)" : wa->b,
 			   drift & BIT(f) ? "DRIFT" : "");
 	}
-	if (wa->caps.link_layer == FABRIQ_LINK_LAYER_ETHERNET)
-		seq_printf(s, "netdev %s\necn_backend %s\n",
-			   wa->caps.netdev[0] ? wa->caps.netdev : "-",
-			   wa->caps.ecn_backend[0] ? wa->caps.ecn_backend : "-");
-	else
-		seq_printf(s, "vl_cap %u\nvlarb_high_cap %u\nvlarb_low_cap %u\n",
-			   wa->caps.vl_cap, wa->caps.vlarb_high_cap, wa->caps.vlarb_low_cap);
+	for (i = 0; kind->ops[i]; i++)
+		if (kind->ops[i]->show_caps)
+			kind->ops[i]->show_caps(s, &wa->caps);
 	seq_printf(s, "warning %s\n", wa->msg[0] ? wa->msg : "-");
 out:
 	kfree(intent);

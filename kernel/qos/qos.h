@@ -3,12 +3,14 @@
  * qos.h - the QoS settings of one port as fabriq holds them (intent) and
  * reads them back (hardware), and the calls between the QoS files:
  *
- *   qos.c          intent store, validation, set/get, re-apply, drift check
- *   qos_ib.c       InfiniBand ports: SMPs through ib_device_ops.process_mad
- *   qos_dcb.c      RoCE ports: the netdev's DCB (IEEE 802.1Qaz) ops
- *   qos_red.c      ECN on netdevs without a driver backend: RED qdiscs
+ *   qos.c          intent store, set/get, re-apply, drift check; it only
+ *                  calls the backends of a port through struct fabriq_qos_ops
+ *   qos_ib.c       backend: InfiniBand ports, SMPs through process_mad
+ *   qos_dcb.c      backend: RoCE ports, the netdev's DCB (IEEE 802.1Qaz) ops
+ *   qos_backend.c  backend: a driver's registered ops (fabriq_backend.h)
+ *   qos_red.c      backend: ECN on netdevs without a driver backend, RED qdiscs
  *   qos_netlink.c  QOS_GET, QOS_SET and the QoS notifications
- *   qos_backend.c  the driver backends (fabriq_backend.h)
+ *   qos_subsys.c   the hooks into the core; which backends a port gets
  *
  * Lock order (the module's one order is in Documentation/design.md):
  * fabriq_qos_lock, fabriq_devs_lock, fabriq_dev.lock, rtnl_lock, the
@@ -81,6 +83,9 @@ struct fabriq_qos_cfg {
 /* Fields that live in fabriq itself, not in the hardware. */
 #define FABRIQ_QOS_SOFT_FIELDS	(BIT(FABRIQ_QOS_F_TCLASS) | BIT(FABRIQ_QOS_F_SL))
 
+/* the most backends one port has (struct fabriq_qos_port_kind) */
+#define FABRIQ_QOS_PORT_OPS_MAX	3
+
 /**
  * struct fabriq_qos_caps - what a port can take, read with its hardware state
  * @link_layer: enum fabriq_link_layer
@@ -91,6 +96,9 @@ struct fabriq_qos_cfg {
  * @dcb: RoCE: the netdev has IEEE DCB ops
  * @trust: RoCE: trust can be programmed (APP trust or the backend)
  * @ecn_backend: RoCE: what programs ECN: a driver backend, "red", or ""
+ * @owned: by backend of the port's kind (its @ops index): the fields it
+ *	owns on this port now
+ * @owned_all: the fields some backend of the port owns now
  */
 struct fabriq_qos_caps {
 	u8 link_layer;
@@ -101,6 +109,8 @@ struct fabriq_qos_caps {
 	bool dcb;
 	bool trust;
 	char ecn_backend[32];
+	u32 owned[FABRIQ_QOS_PORT_OPS_MAX];
+	u32 owned_all;
 };
 
 /*
@@ -115,70 +125,111 @@ struct fabriq_qos_field_desc {
 
 extern const struct fabriq_qos_field_desc fabriq_qos_fields[FABRIQ_QOS_F_NUM];
 
+/* Where field @f's value for the port comes from: @c if it sets @f, else @hw. */
+static inline const struct fabriq_qos_cfg *
+fabriq_qos_src(const struct fabriq_qos_cfg *c, const struct fabriq_qos_cfg *hw, int f)
+{
+	return (c->present & BIT(f)) ? c : hw;
+}
+
 /* The words of enum fabriq_qos_field. */
 extern const char *const fabriq_qos_field_names[FABRIQ_QOS_F_NUM];
+
+/**
+ * struct fabriq_qos_hwport - the port a backend call works on
+ * @ibdev: the device (present: fdev->lock is held across the call)
+ * @port: port number
+ * @ndev: a RoCE port's netdev (a reference is held), or NULL
+ */
+struct fabriq_qos_hwport {
+	struct ib_device *ibdev;
+	u32 port;
+	struct net_device *ndev;
+};
+
+/**
+ * struct fabriq_qos_ops - one way of reaching a port's QoS hardware
+ * @name: the backend kind, for messages
+ * @fields: the fields (BIT(enum fabriq_qos_field)) it can ever program
+ * @read: read what it can of @want into @hw (setting @hw->present) and
+ *	fill its part of @caps; *@owned receives the fields of @want it can
+ *	program on this port right now
+ * @validate: optional; check the values of @fields of @c (the fields of the
+ *	request that this is the first backend of the port to name), with
+ *	@hw and @caps as read just before; refuse a field that no backend
+ *	of the port owns (@caps->owned_all) and say why
+ * @write: program @fields of @cfg, all of them owned by this backend;
+ *	@old is the state read just before
+ * @show_caps: optional; "key value" lines of its capabilities (debugfs)
+ *
+ * Context of every call: process context, fdev->lock held, rtnl_lock not
+ * held.  Each backend's file says what it takes beyond that.
+ */
+struct fabriq_qos_ops {
+	const char *name;
+	u32 fields;
+	int (*read)(const struct fabriq_qos_hwport *hp, u32 want, struct fabriq_qos_cfg *hw,
+		    struct fabriq_qos_caps *caps, u32 *owned);
+	int (*validate)(const struct fabriq_qos_cfg *c, u32 fields,
+			const struct fabriq_qos_cfg *hw, const struct fabriq_qos_caps *caps,
+			struct netlink_ext_ack *extack);
+	int (*write)(const struct fabriq_qos_hwport *hp, const struct fabriq_qos_cfg *cfg,
+		     u32 fields, const struct fabriq_qos_cfg *old,
+		     const struct fabriq_qos_caps *caps, struct netlink_ext_ack *extack);
+	void (*show_caps)(struct seq_file *s, const struct fabriq_qos_caps *caps);
+};
+
+/**
+ * struct fabriq_qos_port_kind - the backends of one kind of port, chosen
+ * once per port when the port attaches (qos_subsys.c)
+ * @link_layer: enum fabriq_link_layer
+ * @fields: the fields a port of this kind takes; others are refused
+ * @netdev: the port carries a netdev (RoCE)
+ * @ops: its backends, in the order they are read and written; a field
+ *	belongs to the first that owns it (NULL-terminated)
+ */
+struct fabriq_qos_port_kind {
+	u8 link_layer;
+	u32 fields;
+	bool netdev;
+	const struct fabriq_qos_ops *ops[FABRIQ_QOS_PORT_OPS_MAX + 1];
+};
+
+/* the backend kinds: qos_ib.c, qos_dcb.c, qos_backend.c, qos_red.c */
+extern const struct fabriq_qos_ops fabriq_qos_ib_ops;
+extern const struct fabriq_qos_ops fabriq_qos_dcb_ops;
+extern const struct fabriq_qos_ops fabriq_qos_driver_ops;
+extern const struct fabriq_qos_ops fabriq_qos_red_ops;
 
 /* qos.c */
 int fabriq_qos_init(void);
 void fabriq_qos_exit(void);
-int fabriq_qos_set(struct fabriq_dev *fdev, u32 port_num, const struct fabriq_qos_cfg *req,
-		   bool validate_only, struct netlink_ext_ack *extack);
+int fabriq_qos_set(struct fabriq_dev *fdev, struct fabriq_port *port,
+		   const struct fabriq_qos_cfg *req, bool validate_only,
+		   struct netlink_ext_ack *extack);
 int fabriq_qos_get(struct fabriq_dev *fdev, struct fabriq_port *port,
 		   struct fabriq_qos_cfg *intent, struct fabriq_qos_cfg *hw,
 		   struct fabriq_qos_caps *caps, u32 *drift, char *warning, size_t wlen);
-
-/* qos_ib.c; Context: fdev->lock held, ibdev present */
-int fabriq_qos_ib_read(struct ib_device *ibdev, u32 port, struct fabriq_qos_cfg *hw,
-		       struct fabriq_qos_caps *caps);
-int fabriq_qos_ib_write(struct ib_device *ibdev, u32 port, const struct fabriq_qos_cfg *cfg,
-			u32 fields, const struct fabriq_qos_cfg *old,
-			const struct fabriq_qos_caps *caps, struct netlink_ext_ack *extack);
-
-/* qos_dcb.c; Context: fdev->lock held, rtnl_lock not held */
-void fabriq_qos_dcb_read(struct ib_device *ibdev, u32 port, struct net_device *ndev,
-			 struct fabriq_qos_cfg *hw, struct fabriq_qos_caps *caps);
-int fabriq_qos_dcb_write(struct ib_device *ibdev, u32 port, struct net_device *ndev,
-			 const struct fabriq_qos_cfg *cfg, u32 fields,
-			 struct netlink_ext_ack *extack);
-
-/* qos_red.c; Context: fdev->lock held, rtnl_lock not held */
-int fabriq_qos_red_read(struct net_device *ndev, struct fabriq_qos_cfg *hw);
-int fabriq_qos_red_write(struct net_device *ndev, const struct fabriq_qos_cfg *cfg,
-			 struct netlink_ext_ack *extack);
 
 /* qos_netlink.c */
 void fabriq_nl_qos_notify(u8 cmd, const char *dev_name, u32 port, u32 drift,
 			  const char *field, const char *message);
 
-/* qos_backend.c */
-bool fabriq_qos_backend_has_trust(struct ib_device *ibdev);
-int fabriq_qos_trust_get(struct ib_device *ibdev, u32 port, u8 *trust);
-int fabriq_qos_trust_set(struct ib_device *ibdev, u32 port, u8 trust,
-			 struct netlink_ext_ack *extack);
-
-/* What the rest of fabriq.ko asks of QoS. */
-struct fabriq_dev;
-struct fabriq_port;
 /* qos_backend.c (the driver-facing half is in fabriq_backend.h) */
-struct fabriq_ecn_prio;
 void fabriq_qos_backend_name(struct ib_device *ibdev, char *buf, size_t len);
-int fabriq_qos_ecn_get(struct ib_device *ibdev, u32 port, u8 prio,
-		       struct fabriq_ecn_prio *ecn);
-int fabriq_qos_ecn_set(struct ib_device *ibdev, u32 port, u8 prio,
-		       const struct fabriq_ecn_prio *ecn, struct netlink_ext_ack *extack);
 
 /* qos_ib.c: the local SMA, for telemetry */
 int fabriq_smp_get(struct ib_device *ibdev, u32 port, __be16 attr_id, u32 attr_mod,
 		   void *out, size_t len);
 
 /* qos.c: what the device hooks and debugfs tell the QoS intent store */
-struct seq_file;
-void fabriq_qos_dev_added(struct ib_device *ibdev);
+void fabriq_qos_dev_added(struct fabriq_dev *fdev);
 void fabriq_qos_port_active(struct fabriq_dev *fdev, struct fabriq_port *port);
-void fabriq_qos_dev_renamed(const char *old_name, const char *new_name);
+void fabriq_qos_dev_renamed(struct fabriq_dev *fdev, const char *old_name);
 int fabriq_qos_tclass(const char *dev_name, u32 port, u8 *tclass);
 int fabriq_qos_debugfs_show(struct seq_file *s, struct fabriq_dev *fdev,
 			    struct fabriq_port *port);
+const struct fabriq_qos_port_kind *fabriq_qos_port_kind(struct fabriq_port *port);
 
 /* qos_netlink.c, qos_subsys.c */
 extern const struct genl_ops fabriq_qos_nl_ops[];

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * qos_backend.c - the registry of QoS backend ops tables that drivers
- * register with fabriq (fabriq_backend.h), and fabriq's calls through them.
+ * register with fabriq (fabriq_backend.h), and the port backend
+ * (fabriq_qos_driver_ops) that calls through them.
  *
  * One entry per RDMA device.  The registry lock is held across every call
  * into a backend, so a driver's unregister waits for calls in flight and a
@@ -113,47 +114,10 @@ void fabriq_qos_backend_name(struct ib_device *ibdev, char *buf, size_t len)
 	mutex_unlock(&fabriq_qos_backends_lock);
 }
 
-/**
- * fabriq_qos_ecn_get() - read one priority's ECN marking through the backend
- * @ibdev: the device
- * @port: port number
- * @prio: priority 0-7
- * @ecn: filled on success
- *
- * Context: process context.  Return: 0, -EOPNOTSUPP without a backend,
- * or the backend's error.
- */
-int fabriq_qos_ecn_get(struct ib_device *ibdev, u32 port, u8 prio,
-		       struct fabriq_ecn_prio *ecn)
+/* Check one priority's ECN setting before a driver sees it. */
+static int fabriq_qos_ecn_check(u8 prio, const struct fabriq_ecn_prio *ecn,
+				struct netlink_ext_ack *extack)
 {
-	struct fabriq_qos_backend *b;
-	int err = -EOPNOTSUPP;
-
-	mutex_lock(&fabriq_qos_backends_lock);
-	b = fabriq_qos_backend_find(ibdev);
-	if (b)
-		err = b->ops->ecn_get(ibdev, port, prio, ecn);
-	mutex_unlock(&fabriq_qos_backends_lock);
-	return err;
-}
-
-/**
- * fabriq_qos_ecn_set() - validate and program one priority's ECN marking
- * @ibdev: the device
- * @port: port number
- * @prio: priority 0-7
- * @ecn: the setting
- * @extack: for the reason of a refusal
- *
- * Context: process context.  Return: 0, -EINVAL for a bad setting,
- * -EOPNOTSUPP without a backend, or the backend's error.
- */
-int fabriq_qos_ecn_set(struct ib_device *ibdev, u32 port, u8 prio,
-		       const struct fabriq_ecn_prio *ecn, struct netlink_ext_ack *extack)
-{
-	struct fabriq_qos_backend *b;
-	int err = -EOPNOTSUPP;
-
 	if (prio >= FABRIQ_QOS_NUM_PRIO) {
 		NL_SET_ERR_MSG(extack, "ECN priority must be 0-7");
 		return -EINVAL;
@@ -166,76 +130,108 @@ int fabriq_qos_ecn_set(struct ib_device *ibdev, u32 port, u8 prio,
 		NL_SET_ERR_MSG(extack, "ECN marking probability must be 1-100 percent");
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/*
+ * The driver's backend of a port: it owns ECN, and trust when it has trust
+ * ops, for as long as the driver keeps it registered.  The registry lock
+ * is held across each call, so a driver's unregister waits for it.
+ */
+static int fabriq_qos_driver_read(const struct fabriq_qos_hwport *hp, u32 want,
+				  struct fabriq_qos_cfg *hw, struct fabriq_qos_caps *caps,
+				  u32 *owned)
+{
+	const struct fabriq_qos_backend_ops *ops;
+	struct fabriq_qos_backend *b;
+	struct fabriq_ecn_prio ecn;
+	u8 trust, p;
+
+	*owned = 0;
 	mutex_lock(&fabriq_qos_backends_lock);
-	b = fabriq_qos_backend_find(ibdev);
-	if (b)
-		err = b->ops->ecn_set(ibdev, port, prio, ecn, extack);
-	else
-		NL_SET_ERR_MSG(extack, "the device has no QoS backend for ECN");
+	b = fabriq_qos_backend_find(hp->ibdev);
+	if (!b)
+		goto out;
+	ops = b->ops;
+	if (want & BIT(FABRIQ_QOS_F_TRUST) && ops->trust_get && ops->trust_set) {
+		*owned |= BIT(FABRIQ_QOS_F_TRUST);
+		if (!ops->trust_get(hp->ibdev, hp->port, &trust)) {
+			hw->trust = trust;
+			hw->present |= BIT(FABRIQ_QOS_F_TRUST);
+		}
+	}
+	if (want & BIT(FABRIQ_QOS_F_ECN)) {
+		*owned |= BIT(FABRIQ_QOS_F_ECN);
+		strscpy(caps->ecn_backend, ops->name, sizeof(caps->ecn_backend));
+		for (p = 0; p < FABRIQ_QOS_NUM_PRIO; p++) {
+			if (ops->ecn_get(hp->ibdev, hp->port, p, &ecn))
+				continue;
+			hw->ecn[p] = ecn;
+			hw->ecn_prios |= BIT(p);
+		}
+		if (hw->ecn_prios)
+			hw->present |= BIT(FABRIQ_QOS_F_ECN);
+	}
+out:
+	mutex_unlock(&fabriq_qos_backends_lock);
+	return 0;
+}
+
+/* ECN has no backend of its own on this port: no driver backend, no netdev. */
+static int fabriq_qos_driver_validate(const struct fabriq_qos_cfg *c, u32 fields,
+				      const struct fabriq_qos_cfg *hw,
+				      const struct fabriq_qos_caps *caps,
+				      struct netlink_ext_ack *extack)
+{
+	if ((fields & BIT(FABRIQ_QOS_F_ECN)) && !(caps->owned_all & BIT(FABRIQ_QOS_F_ECN))) {
+		NL_SET_ERR_MSG(extack, "ecn: the port has neither an ECN backend nor a netdev");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static int fabriq_qos_driver_write(const struct fabriq_qos_hwport *hp,
+				   const struct fabriq_qos_cfg *cfg, u32 fields,
+				   const struct fabriq_qos_cfg *old,
+				   const struct fabriq_qos_caps *caps,
+				   struct netlink_ext_ack *extack)
+{
+	const struct fabriq_qos_backend_ops *ops;
+	struct fabriq_qos_backend *b;
+	int p, err = 0;
+
+	mutex_lock(&fabriq_qos_backends_lock);
+	b = fabriq_qos_backend_find(hp->ibdev);
+	if (!b) {
+		NL_SET_ERR_MSG(extack, "the device withdrew its QoS backend");
+		err = -EOPNOTSUPP;
+		goto out;
+	}
+	ops = b->ops;
+	if (fields & BIT(FABRIQ_QOS_F_TRUST)) {
+		err = ops->trust_set ? ops->trust_set(hp->ibdev, hp->port, cfg->trust, extack) :
+				       -EOPNOTSUPP;
+		if (err)
+			goto out;
+	}
+	for (p = 0; (fields & BIT(FABRIQ_QOS_F_ECN)) && p < FABRIQ_QOS_NUM_PRIO; p++) {
+		if (!(cfg->ecn_prios & BIT(p)))
+			continue;
+		err = fabriq_qos_ecn_check(p, &cfg->ecn[p], extack);
+		if (!err)
+			err = ops->ecn_set(hp->ibdev, hp->port, p, &cfg->ecn[p], extack);
+		if (err)
+			goto out;
+	}
+out:
 	mutex_unlock(&fabriq_qos_backends_lock);
 	return err;
 }
 
-/**
- * fabriq_qos_backend_has_trust() - can the device's backend program trust?
- * @ibdev: the device
- *
- * Context: process context.
- */
-bool fabriq_qos_backend_has_trust(struct ib_device *ibdev)
-{
-	struct fabriq_qos_backend *b;
-	bool ret;
-
-	mutex_lock(&fabriq_qos_backends_lock);
-	b = fabriq_qos_backend_find(ibdev);
-	ret = b && b->ops->trust_get && b->ops->trust_set;
-	mutex_unlock(&fabriq_qos_backends_lock);
-	return ret;
-}
-
-/**
- * fabriq_qos_trust_get() - read a port's trust through the backend
- * @ibdev: the device
- * @port: port number
- * @trust: receives enum fabriq_qos_trust
- *
- * Context: process context.  Return: 0, -EOPNOTSUPP, or the backend's error.
- */
-int fabriq_qos_trust_get(struct ib_device *ibdev, u32 port, u8 *trust)
-{
-	struct fabriq_qos_backend *b;
-	int err = -EOPNOTSUPP;
-
-	mutex_lock(&fabriq_qos_backends_lock);
-	b = fabriq_qos_backend_find(ibdev);
-	if (b && b->ops->trust_get)
-		err = b->ops->trust_get(ibdev, port, trust);
-	mutex_unlock(&fabriq_qos_backends_lock);
-	return err;
-}
-
-/**
- * fabriq_qos_trust_set() - program a port's trust through the backend
- * @ibdev: the device
- * @port: port number
- * @trust: enum fabriq_qos_trust
- * @extack: for the reason of a refusal
- *
- * Context: process context.  Return: 0, -EOPNOTSUPP, or the backend's error.
- */
-int fabriq_qos_trust_set(struct ib_device *ibdev, u32 port, u8 trust,
-			 struct netlink_ext_ack *extack)
-{
-	struct fabriq_qos_backend *b;
-	int err = -EOPNOTSUPP;
-
-	mutex_lock(&fabriq_qos_backends_lock);
-	b = fabriq_qos_backend_find(ibdev);
-	if (b && b->ops->trust_set)
-		err = b->ops->trust_set(ibdev, port, trust, extack);
-	else
-		NL_SET_ERR_MSG(extack, "trust: neither DCB APP trust nor a driver backend");
-	mutex_unlock(&fabriq_qos_backends_lock);
-	return err;
-}
+const struct fabriq_qos_ops fabriq_qos_driver_ops = {
+	.name = "driver",
+	.fields = BIT(FABRIQ_QOS_F_TRUST) | BIT(FABRIQ_QOS_F_ECN),
+	.read = fabriq_qos_driver_read,
+	.validate = fabriq_qos_driver_validate,
+	.write = fabriq_qos_driver_write,
+};

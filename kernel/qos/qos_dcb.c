@@ -8,12 +8,15 @@
  * After a change fabriq sends the DCB notification (RTM_SETDCB) that
  * dcbnl sends for its own sets, so lldpad and `dcb monitor` see it.
  * Trust goes through the APP trust table where the kernel has one
- * (dcbnl_setapptrust, 6.2 and later), else through the driver's QoS
- * backend (fabriq_backend.h).
+ * (dcbnl_setapptrust, 6.2 and later); elsewhere this backend does not own
+ * it, and the driver's backend (qos_backend.c) may.
+ *
+ * Context of its ops: fdev->lock held; they take rtnl_lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/rtnetlink.h>
+#include <linux/seq_file.h>
 #include <net/dcbnl.h>
 #include <net/netlink.h>
 
@@ -70,19 +73,12 @@ static int fabriq_dcb_trust_set(struct net_device *ndev, u8 trust)
 }
 #endif
 
-/**
- * fabriq_qos_dcb_read() - read a RoCE port's DCB state and capabilities
- * @ibdev: the device
- * @port: port number
- * @ndev: the port's netdev, or NULL
- * @hw: receives the fields the netdev can report
- * @caps: receives whether DCB and trust can be programmed
- *
- * Context: process context; rtnl_lock not held.
- */
-void fabriq_qos_dcb_read(struct ib_device *ibdev, u32 port, struct net_device *ndev,
-			 struct fabriq_qos_cfg *hw, struct fabriq_qos_caps *caps)
+/* Read a RoCE port's DCB state; it owns what the netdev's DCB ops can program. */
+static int fabriq_qos_dcb_read(const struct fabriq_qos_hwport *hp, u32 want,
+			       struct fabriq_qos_cfg *hw, struct fabriq_qos_caps *caps,
+			       u32 *owned)
 {
+	struct net_device *ndev = hp->ndev;
 	struct dcb_ieee_app_dscp_map map = {};
 	const struct dcbnl_rtnl_ops *ops;
 	struct ieee_pfc pfc = {};
@@ -90,6 +86,7 @@ void fabriq_qos_dcb_read(struct ib_device *ibdev, u32 port, struct net_device *n
 	u8 trust;
 	int i;
 
+	*owned = 0;
 	if (ndev) {
 		rtnl_lock();
 		ops = ndev->dcbnl_ops;
@@ -111,8 +108,10 @@ void fabriq_qos_dcb_read(struct ib_device *ibdev, u32 port, struct net_device *n
 								FABRIQ_QOS_DSCP_NONE;
 			hw->present |= BIT(FABRIQ_QOS_F_DSCP_PRIO);
 		}
+		if (caps->dcb)
+			*owned |= FABRIQ_QOS_DCB_FIELDS & ~BIT(FABRIQ_QOS_F_TRUST);
 		if (fabriq_dcb_has_apptrust(ops)) {
-			caps->trust = true;
+			*owned |= BIT(FABRIQ_QOS_F_TRUST);
 			if (!fabriq_dcb_trust_get(ndev, &trust)) {
 				hw->trust = trust;
 				hw->present |= BIT(FABRIQ_QOS_F_TRUST);
@@ -120,13 +119,8 @@ void fabriq_qos_dcb_read(struct ib_device *ibdev, u32 port, struct net_device *n
 		}
 		rtnl_unlock();
 	}
-	if (!caps->trust && fabriq_qos_backend_has_trust(ibdev)) {
-		caps->trust = true;
-		if (!fabriq_qos_trust_get(ibdev, port, &trust)) {
-			hw->trust = trust;
-			hw->present |= BIT(FABRIQ_QOS_F_TRUST);
-		}
-	}
+	*owned &= want;
+	return 0;
 }
 
 /* Make the netdev's DSCP APP entries those of @want.  Context: rtnl_lock held. */
@@ -215,47 +209,89 @@ static int fabriq_dcb_write_locked(struct net_device *ndev, const struct fabriq_
 	return 0;
 }
 
-/**
- * fabriq_qos_dcb_write() - program the DCB fields of @cfg into a RoCE port
- * @ibdev: the device
- * @port: port number
- * @ndev: the port's netdev, or NULL
- * @cfg: validated values
- * @fields: which fields of @cfg to program (others are ignored)
- * @extack: for the reason of a failure
- *
- * Context: process context; rtnl_lock not held.  Return: 0, -EOPNOTSUPP
- * (no netdev, or one without DCB), or the driver's error.
- */
-int fabriq_qos_dcb_write(struct ib_device *ibdev, u32 port, struct net_device *ndev,
-			 const struct fabriq_qos_cfg *cfg, u32 fields,
-			 struct netlink_ext_ack *extack)
+/* Program the DCB fields of @cfg that this backend owns.  Context: rtnl_lock not held. */
+static int fabriq_qos_dcb_write(const struct fabriq_qos_hwport *hp,
+				const struct fabriq_qos_cfg *cfg, u32 fields,
+				const struct fabriq_qos_cfg *old,
+				const struct fabriq_qos_caps *caps,
+				struct netlink_ext_ack *extack)
 {
-	bool apptrust = false;
-	int err = 0;
+	struct net_device *ndev = hp->ndev;
+	int err;
 
-	fields &= FABRIQ_QOS_DCB_FIELDS;
-	if (!fields)
-		return 0;
 	if (!ndev) {
 		NL_SET_ERR_MSG(extack, "the port has no netdev to carry DCB settings");
 		return -EOPNOTSUPP;
 	}
-	if (fields & ~BIT(FABRIQ_QOS_F_TRUST) || fabriq_dcb_has_apptrust(ndev->dcbnl_ops)) {
-		rtnl_lock();
-		if (!fabriq_dcb_ieee(ndev->dcbnl_ops)) {
-			NL_SET_ERR_MSG(extack,
-				       "the port's netdev has no DCB support (no dcbnl ops)");
-			err = -EOPNOTSUPP;
-		} else {
-			apptrust = fabriq_dcb_has_apptrust(ndev->dcbnl_ops);
-			err = fabriq_dcb_write_locked(ndev, cfg, fields, extack);
-			/* Tell dcbnl listeners, as a `dcb ... set` would. */
-			dcbnl_ieee_notify(ndev, RTM_SETDCB, DCB_CMD_IEEE_SET, 0, 0);
-		}
-		rtnl_unlock();
+	rtnl_lock();
+	if (!fabriq_dcb_ieee(ndev->dcbnl_ops)) {
+		NL_SET_ERR_MSG(extack, "the port's netdev has no DCB support (no dcbnl ops)");
+		err = -EOPNOTSUPP;
+	} else {
+		err = fabriq_dcb_write_locked(ndev, cfg, fields, extack);
+		/* Tell dcbnl listeners, as a `dcb ... set` would. */
+		dcbnl_ieee_notify(ndev, RTM_SETDCB, DCB_CMD_IEEE_SET, 0, 0);
 	}
-	if (!err && (fields & BIT(FABRIQ_QOS_F_TRUST)) && !apptrust)
-		err = fabriq_qos_trust_set(ibdev, port, cfg->trust, extack);
+	rtnl_unlock();
 	return err;
 }
+
+/*
+ * The DCB fields of a change: a netdev with DCB ops to take them, someone
+ * to program trust, and ETS bandwidths that add up.
+ */
+static int fabriq_qos_dcb_validate(const struct fabriq_qos_cfg *c, u32 fields,
+				   const struct fabriq_qos_cfg *hw,
+				   const struct fabriq_qos_caps *caps,
+				   struct netlink_ext_ack *extack)
+{
+	const u8 *bw = fabriq_qos_src(c, hw, FABRIQ_QOS_F_ETS_TC_BW)->tc_bw;
+	const u8 *tsa = fabriq_qos_src(c, hw, FABRIQ_QOS_F_ETS_TC_TSA)->tc_tsa;
+	int i, sum = 0;
+	bool ets = false;
+
+	if ((fields & FABRIQ_QOS_DCB_FIELDS & ~BIT(FABRIQ_QOS_F_TRUST)) && !caps->dcb) {
+		if (caps->netdev[0])
+			FABRIQ_ERR_FMT(extack,
+				       "the port's netdev has no DCB support (no dcbnl ops)",
+				       "netdev %s has no DCB support (no dcbnl ops)", caps->netdev);
+		else
+			NL_SET_ERR_MSG(extack, "the port has no netdev to carry DCB settings");
+		return -EOPNOTSUPP;
+	}
+	if ((fields & BIT(FABRIQ_QOS_F_TRUST)) && !caps->trust) {
+		NL_SET_ERR_MSG(extack, "trust: neither DCB APP trust nor a driver backend");
+		return -EOPNOTSUPP;
+	}
+	if (fields & (BIT(FABRIQ_QOS_F_ETS_TC_BW) | BIT(FABRIQ_QOS_F_ETS_TC_TSA))) {
+		for (i = 0; i < FABRIQ_QOS_NUM_PRIO; i++) {
+			if (tsa[i] != FABRIQ_QOS_TSA_ETS)
+				continue;
+			ets = true;
+			sum += bw[i];
+		}
+		if (ets && sum != 100) {
+			FABRIQ_ERR_FMT(extack,
+				       "ets tc-bw: the ETS classes must add up to 100 percent",
+				       "ets tc-bw: the ETS classes add up to %d%%, not 100", sum);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* also the ECN backend's name: the RoCE port's capabilities as one list */
+static void fabriq_qos_dcb_show_caps(struct seq_file *s, const struct fabriq_qos_caps *caps)
+{
+	seq_printf(s, "netdev %s\necn_backend %s\n", caps->netdev[0] ? caps->netdev : "-",
+		   caps->ecn_backend[0] ? caps->ecn_backend : "-");
+}
+
+const struct fabriq_qos_ops fabriq_qos_dcb_ops = {
+	.name = "dcb",
+	.fields = FABRIQ_QOS_DCB_FIELDS,
+	.read = fabriq_qos_dcb_read,
+	.validate = fabriq_qos_dcb_validate,
+	.write = fabriq_qos_dcb_write,
+	.show_caps = fabriq_qos_dcb_show_caps,
+};

@@ -13,6 +13,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <net/netlink.h>
 #include <rdma/ib_mad.h>
@@ -169,18 +170,13 @@ static int fabriq_vlarb_read(struct ib_device *ibdev, u32 port, u32 first_block,
 	return 0;
 }
 
-/**
- * fabriq_qos_ib_read() - read an InfiniBand port's QoS and capabilities
- * @ibdev: the device
- * @port: port number
- * @hw: filled with the IB fields
- * @caps: filled with VLCap and the VLArb capacities
- *
- * Context: process context; fdev->lock held.  Return: 0 or a negative errno.
- */
-int fabriq_qos_ib_read(struct ib_device *ibdev, u32 port, struct fabriq_qos_cfg *hw,
-		       struct fabriq_qos_caps *caps)
+/* Read an InfiniBand port's QoS into @hw, its VLCap and VLArb capacities into @caps. */
+static int fabriq_qos_ib_read(const struct fabriq_qos_hwport *hp, u32 want,
+			      struct fabriq_qos_cfg *hw, struct fabriq_qos_caps *caps,
+			      u32 *owned)
 {
+	struct ib_device *ibdev = hp->ibdev;
+	u32 port = hp->port;
 	struct ib_port_info *pi;
 	u8 *data;
 	u16 status;
@@ -217,6 +213,7 @@ int fabriq_qos_ib_read(struct ib_device *ibdev, u32 port, struct fabriq_qos_cfg 
 	if (err)
 		goto out;
 	hw->present |= BIT(FABRIQ_QOS_F_VLARB_HIGH);
+	*owned = want;
 out:
 	kfree(data);
 	return err;
@@ -326,8 +323,7 @@ static int fabriq_tables_write(struct ib_device *ibdev, u32 port,
 
 /**
  * fabriq_qos_ib_write() - program IB fields of @cfg into the port
- * @ibdev: the device
- * @port: port number
+ * @hp: the port
  * @cfg: the values, validated against the port's capabilities
  * @fields: which fields of @cfg to program
  * @old: the port's state read just before, to order the writes
@@ -339,10 +335,14 @@ static int fabriq_tables_write(struct ib_device *ibdev, u32 port,
  *
  * Context: process context; fdev->lock held.  Return: 0 or a negative errno.
  */
-int fabriq_qos_ib_write(struct ib_device *ibdev, u32 port, const struct fabriq_qos_cfg *cfg,
-			u32 fields, const struct fabriq_qos_cfg *old,
-			const struct fabriq_qos_caps *caps, struct netlink_ext_ack *extack)
+static int fabriq_qos_ib_write(const struct fabriq_qos_hwport *hp,
+			       const struct fabriq_qos_cfg *cfg, u32 fields,
+			       const struct fabriq_qos_cfg *old,
+			       const struct fabriq_qos_caps *caps,
+			       struct netlink_ext_ack *extack)
 {
+	struct ib_device *ibdev = hp->ibdev;
+	u32 port = hp->port;
 	u32 pi_fields = fields & (BIT(FABRIQ_QOS_F_OPER_VLS) | BIT(FABRIQ_QOS_F_VL_HIGH_LIMIT));
 	bool shrink = (fields & BIT(FABRIQ_QOS_F_OPER_VLS)) && cfg->oper_vls < old->oper_vls;
 	u8 *data;
@@ -360,3 +360,125 @@ int fabriq_qos_ib_write(struct ib_device *ibdev, u32 port, const struct fabriq_q
 	kfree(data);
 	return err;
 }
+
+/* ---- validation ---- */
+
+/*
+ * The fields whose values are VLs, with their messages as static strings:
+ * kernels before 6.2 cannot format extack messages, and these still name
+ * the field there.
+ */
+struct fabriq_qos_vl_field {
+	const char *name;
+	const char *vl15;
+	const char *oper;
+	const char *cap;
+};
+
+static const struct fabriq_qos_vl_field fabriq_qos_sl2vl_field = {
+	.name = "sl2vl",
+	.vl15 = "sl2vl: VL15 is reserved for subnet management",
+	.oper = "sl2vl: a VL is not below the port's OperVLs",
+};
+
+static const struct fabriq_qos_vl_field fabriq_qos_vlarb_high_field = {
+	.name = "vlarb-high",
+	.vl15 = "vlarb-high: VL15 is reserved for subnet management",
+	.oper = "vlarb-high: a VL is not below the port's OperVLs",
+	.cap = "vlarb-high: more entries than the port's high-priority table holds",
+};
+
+static const struct fabriq_qos_vl_field fabriq_qos_vlarb_low_field = {
+	.name = "vlarb-low",
+	.vl15 = "vlarb-low: VL15 is reserved for subnet management",
+	.oper = "vlarb-low: a VL is not below the port's OperVLs",
+	.cap = "vlarb-low: more entries than the port's low-priority table holds",
+};
+
+static int fabriq_qos_check_vl(u8 vl, int oper, const struct fabriq_qos_vl_field *fld,
+			       struct netlink_ext_ack *extack)
+{
+	if (vl == 15) {
+		fabriq_extack_msg(extack, fld->vl15);
+		return -EINVAL;
+	}
+	if (vl >= oper) {
+		FABRIQ_ERR_FMT(extack, fld->oper,
+			       "%s: VL %u is not below the port's OperVLs (valid 0-%d)",
+			       fld->name, vl, oper - 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int fabriq_qos_check_vlarb(const struct fabriq_qos_vlarb *t, u8 cap, int oper,
+				  const struct fabriq_qos_vl_field *fld,
+				  struct netlink_ext_ack *extack)
+{
+	int i, err;
+
+	if (t->len > cap) {
+		FABRIQ_ERR_FMT(extack, fld->cap, "%s: %u entries, the port's table holds %u",
+			       fld->name, t->len, cap);
+		return -EINVAL;
+	}
+	for (i = 0; i < t->len; i++) {
+		err = fabriq_qos_check_vl(t->e[i].vl, oper, fld, extack);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The IB fields of a change, against the port's OperVLs, VLCap and VLArb capacities. */
+static int fabriq_qos_ib_validate(const struct fabriq_qos_cfg *c, u32 fields,
+				  const struct fabriq_qos_cfg *hw,
+				  const struct fabriq_qos_caps *caps,
+				  struct netlink_ext_ack *extack)
+{
+	int oper = fabriq_qos_src(c, hw, FABRIQ_QOS_F_OPER_VLS)->oper_vls;
+	const u8 *sl2vl = fabriq_qos_src(c, hw, FABRIQ_QOS_F_SL2VL)->sl2vl;
+	int i, err;
+
+	if ((fields & BIT(FABRIQ_QOS_F_OPER_VLS)) && c->oper_vls > caps->vl_cap) {
+		FABRIQ_ERR_FMT(extack, "oper-vls: more VLs than the port's VLCap",
+			       "oper-vls: %u exceeds the port's VLCap (%u)", c->oper_vls,
+			       caps->vl_cap);
+		return -EINVAL;
+	}
+	if (fields & (BIT(FABRIQ_QOS_F_SL2VL) | BIT(FABRIQ_QOS_F_OPER_VLS))) {
+		for (i = 0; i < FABRIQ_QOS_NUM_SL; i++) {
+			err = fabriq_qos_check_vl(sl2vl[i], oper, &fabriq_qos_sl2vl_field, extack);
+			if (err)
+				return err;
+		}
+	}
+	if (fields & BIT(FABRIQ_QOS_F_VLARB_HIGH)) {
+		err = fabriq_qos_check_vlarb(&c->vlarb_high, caps->vlarb_high_cap, oper,
+					     &fabriq_qos_vlarb_high_field, extack);
+		if (err)
+			return err;
+	}
+	if (fields & BIT(FABRIQ_QOS_F_VLARB_LOW)) {
+		err = fabriq_qos_check_vlarb(&c->vlarb_low, caps->vlarb_low_cap, oper,
+					     &fabriq_qos_vlarb_low_field, extack);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void fabriq_qos_ib_show_caps(struct seq_file *s, const struct fabriq_qos_caps *caps)
+{
+	seq_printf(s, "vl_cap %u\nvlarb_high_cap %u\nvlarb_low_cap %u\n",
+		   caps->vl_cap, caps->vlarb_high_cap, caps->vlarb_low_cap);
+}
+
+const struct fabriq_qos_ops fabriq_qos_ib_ops = {
+	.name = "ib",
+	.fields = FABRIQ_QOS_IB_FIELDS & ~FABRIQ_QOS_SOFT_FIELDS,
+	.read = fabriq_qos_ib_read,
+	.validate = fabriq_qos_ib_validate,
+	.write = fabriq_qos_ib_write,
+	.show_caps = fabriq_qos_ib_show_caps,
+};

@@ -587,7 +587,7 @@ static int fabriq_nl_qos_set_doit(struct sk_buff *skb, struct genl_info *info)
 		goto out_put;
 	err = fabriq_nl_parse_cfg(intent, req, info->extack);
 	if (!err)
-		err = fabriq_qos_set(fdev, port->num, req,
+		err = fabriq_qos_set(fdev, port, req,
 				     nla_get_flag(info->attrs[FABRIQ_A_QOS_VALIDATE_ONLY]),
 				     info->extack);
 	kfree(req);

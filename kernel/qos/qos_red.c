@@ -297,8 +297,11 @@ static u32 fabriq_root_handle(struct net_device *ndev)
 
 /**
  * fabriq_qos_red_write() - build the netdev's egress queueing for @cfg's ECN
- * @ndev: the netdev
+ * @hp: the port; its netdev is the one to build on
  * @cfg: ECN per priority (@cfg->ecn_prios)
+ * @fields: BIT(FABRIQ_QOS_F_ECN)
+ * @old: unused
+ * @caps: unused
  * @extack: for the reason of a refusal
  *
  * Rebuilds fabriq's qdiscs from scratch; with no priority enabled, the
@@ -306,9 +309,13 @@ static u32 fabriq_root_handle(struct net_device *ndev)
  *
  * Context: process context; rtnl_lock not held.  Return: 0 or a negative errno.
  */
-int fabriq_qos_red_write(struct net_device *ndev, const struct fabriq_qos_cfg *cfg,
-			 struct netlink_ext_ack *extack)
+static int fabriq_qos_red_write(const struct fabriq_qos_hwport *hp,
+				const struct fabriq_qos_cfg *cfg, u32 fields,
+				const struct fabriq_qos_cfg *old,
+				const struct fabriq_qos_caps *caps,
+				struct netlink_ext_ack *extack)
 {
+	struct net_device *ndev = hp->ndev;
 	u32 root = fabriq_root_handle(ndev);
 	struct fabriq_rtnl r;
 	bool any = false;
@@ -380,13 +387,13 @@ static void fabriq_red_read_one(const struct nlmsghdr *nlh, void *arg)
 }
 
 /**
- * fabriq_qos_red_read() - read ECN back from the netdev's qdiscs
+ * fabriq_qos_red_read_qdiscs() - read ECN back from the netdev's qdiscs
  * @ndev: the netdev
  * @hw: receives ECN for every priority (off where fabriq's RED is absent)
  *
  * Context: process context; rtnl_lock not held.  Return: 0 or a negative errno.
  */
-int fabriq_qos_red_read(struct net_device *ndev, struct fabriq_qos_cfg *hw)
+static int fabriq_qos_red_read_qdiscs(struct net_device *ndev, struct fabriq_qos_cfg *hw)
 {
 	struct fabriq_red_read rr = { .ifindex = ndev->ifindex, .hw = hw };
 	struct fabriq_rtnl r;
@@ -412,3 +419,27 @@ all_off:
 	hw->ecn_prios = GENMASK(FABRIQ_QOS_NUM_PRIO - 1, 0);
 	return 0;
 }
+
+/* ECN through RED: for a port with a netdev that no driver backend serves. */
+static int fabriq_qos_red_read(const struct fabriq_qos_hwport *hp, u32 want,
+			       struct fabriq_qos_cfg *hw, struct fabriq_qos_caps *caps,
+			       u32 *owned)
+{
+	*owned = 0;
+	if (!hp->ndev || !(want & BIT(FABRIQ_QOS_F_ECN)))
+		return 0;
+	*owned = BIT(FABRIQ_QOS_F_ECN);
+	strscpy(caps->ecn_backend, "red", sizeof(caps->ecn_backend));
+	/* a netdev whose qdiscs cannot be read shows ECN as unknown */
+	fabriq_qos_red_read_qdiscs(hp->ndev, hw);
+	if (hw->ecn_prios)
+		hw->present |= BIT(FABRIQ_QOS_F_ECN);
+	return 0;
+}
+
+const struct fabriq_qos_ops fabriq_qos_red_ops = {
+	.name = "red",
+	.fields = BIT(FABRIQ_QOS_F_ECN),
+	.read = fabriq_qos_red_read,
+	.write = fabriq_qos_red_write,
+};

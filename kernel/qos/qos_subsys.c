@@ -1,24 +1,56 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * qos_subsys.c - how the QoS subsystem plugs into the core: its hooks
- * (re-apply when a device or port comes back, follow renames, drop a
- * backend a driver left behind), its netlink commands, and its debugfs
- * files (port<N>/qos, the qos_backend line of port<N>/info).
+ * qos_subsys.c - how the QoS subsystem plugs into the core: which
+ * backends a port gets when it attaches, the hooks (re-apply when a device
+ * or port comes back, follow renames, drop a backend a driver left
+ * behind), the netlink commands, and the debugfs files (port<N>/qos, the
+ * qos_backend line of port<N>/info).
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
+#include <rdma/ib_verbs.h>
 
 #include "core/fabriq.h"
 #include "qos.h"
 
-static void fabriq_qos_subsys_dev_add(struct fabriq_dev *fdev)
+/* An InfiniBand port: SMPs to its SMA. */
+static const struct fabriq_qos_port_kind fabriq_qos_ib_port = {
+	.link_layer = FABRIQ_LINK_LAYER_INFINIBAND,
+	.fields = FABRIQ_QOS_IB_FIELDS,
+	.ops = { &fabriq_qos_ib_ops },
+};
+
+/*
+ * A RoCE port: its netdev's DCB; trust through DCB APP trust or else the
+ * driver's backend; ECN through the driver's backend or else RED qdiscs.
+ */
+static const struct fabriq_qos_port_kind fabriq_qos_roce_port = {
+	.link_layer = FABRIQ_LINK_LAYER_ETHERNET,
+	.fields = FABRIQ_QOS_ROCE_FIELDS,
+	.netdev = true,
+	.ops = { &fabriq_qos_dcb_ops, &fabriq_qos_driver_ops, &fabriq_qos_red_ops },
+};
+
+/* A port's backends are chosen once, by its link layer, when it attaches. */
+static int fabriq_qos_port_init(struct fabriq_port *port)
 {
-	fabriq_qos_dev_added(fdev->ibdev);
+	const struct fabriq_qos_port_kind *kind = &fabriq_qos_roce_port;
+
+	if (rdma_port_get_link_layer(port->fdev->ibdev, port->num) == IB_LINK_LAYER_INFINIBAND)
+		kind = &fabriq_qos_ib_port;
+	fabriq_port_set_data(port, &fabriq_qos_subsys, (void *)kind);
+	return 0;
 }
 
-static void fabriq_qos_subsys_dev_rename(struct fabriq_dev *fdev, const char *old_name)
+/**
+ * fabriq_qos_port_kind() - the backends of a port
+ * @port: the port
+ *
+ * Context: any; the choice never changes while the port exists.
+ */
+const struct fabriq_qos_port_kind *fabriq_qos_port_kind(struct fabriq_port *port)
 {
-	fabriq_qos_dev_renamed(old_name, fdev->name);
+	return fabriq_port_data(port, &fabriq_qos_subsys);
 }
 
 /* Context: fdev->lock held, fdev->ibdev set. */
@@ -48,9 +80,10 @@ struct fabriq_subsys fabriq_qos_subsys = {
 	.init = fabriq_qos_init,
 	.exit = fabriq_qos_exit,
 	.nl_ops = fabriq_qos_nl_ops,
-	.dev_add = fabriq_qos_subsys_dev_add,
+	.port_init = fabriq_qos_port_init,
+	.dev_add = fabriq_qos_dev_added,
 	.dev_gone = fabriq_qos_backend_unregister,
-	.dev_rename = fabriq_qos_subsys_dev_rename,
+	.dev_rename = fabriq_qos_dev_renamed,
 	.port_active = fabriq_qos_port_active,
 	.debugfs_port = fabriq_qos_subsys_debugfs_port,
 	.port_info = fabriq_qos_subsys_port_info,
