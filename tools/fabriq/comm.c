@@ -5,9 +5,7 @@
  *   fabriq comm show [id ID]
  */
 #include <arpa/inet.h>
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <netlink/genl/genl.h>
 

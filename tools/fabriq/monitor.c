@@ -7,11 +7,9 @@
  *   fabriq monitor [count N]
  */
 #include <arpa/inet.h>
-#include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <netlink/genl/genl.h>
 

@@ -7,7 +7,6 @@
  *   fabriq ping ADDR [from ADDR] [count N] [timeout MS] [interval MS]
  */
 #include <arpa/inet.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -8,7 +8,6 @@
  *                           [detector NAME [enabled on|off] [threshold X]
  *                                          [window MS] [limit L]]...
  */
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>

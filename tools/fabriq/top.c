@@ -8,7 +8,6 @@
  * the device counts no packets), peers by the bytes moved since the last
  * refresh.  The screen is cleared between refreshes only on a terminal.
  */
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
