@@ -111,15 +111,6 @@ static int parse_size(const char *s, size_t *out)
 	return 0;
 }
 
-static int parse_uint(const char *s, unsigned long min, unsigned long max, unsigned long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = s ? strtoul(s, &end, 0) : 0;
-	return !s || errno || *end || !*s || *s == '-' || *out < min || *out > max ? -1 : 0;
-}
-
 /* the netdev behind GID 0 of port 1 of an RDMA device */
 static int dev_netdev(const char *dev, char *ifname, size_t len)
 {
@@ -211,7 +202,7 @@ static int parse_peers(struct bench *b, char *list)
 
 static int parse_args(struct bench *b, int argc, char **argv)
 {
-	unsigned long v;
+	uint64_t v;
 	char *peers = NULL;
 	int i, rank_set = 0;
 
@@ -226,15 +217,15 @@ static int parse_args(struct bench *b, int argc, char **argv)
 			if (b->factor <= 1)
 				return bench_err(o, a, "a factor above 1");
 		} else if (match(o, "-n") || match(o, "-w")) {
-			if (parse_uint(a, match(o, "-n") ? 1 : 0, 1000000, &v))
+			if (!fq_parse_u64(a, 0, match(o, "-n") ? 1 : 0, 1000000, &v))
 				return bench_err(o, a, match(o, "-n") ? "1-1000000" : "0-1000000");
 			*(match(o, "-n") ? &b->iters : &b->warmup) = v;
 		} else if (match(o, "-c")) {
-			if (parse_uint(a, 0, 1, &v))
+			if (!fq_parse_u64(a, 0, 0, 1, &v))
 				return bench_err(o, a, "0 or 1");
 			b->check = v;
 		} else if (match(o, "-r")) {
-			if (parse_uint(a, 0, FABRIQ_MAX_RANKS - 1, &v))
+			if (!fq_parse_u64(a, 0, 0, FABRIQ_MAX_RANKS - 1, &v))
 				return bench_err(o, a, "0-1023");
 			b->root = v;
 		} else if (match(o, "-d")) {
@@ -246,12 +237,12 @@ static int parse_args(struct bench *b, int argc, char **argv)
 			if (!a || (b->op < 0 && !match(a, "all")) || b->op > FABRIQ_OP_AVG)
 				return bench_err(o, a, "sum, prod, min, max, avg, all");
 		} else if (match(o, "--ranks")) {
-			if (parse_uint(a, 1, BENCH_MAX_LOCAL, &v))
+			if (!fq_parse_u64(a, 0, 1, BENCH_MAX_LOCAL, &v))
 				return bench_err(o, a, "1-16");
 			b->nranks = v;
 			b->local = 1;
 		} else if (match(o, "--rank")) {
-			if (parse_uint(a, 0, FABRIQ_MAX_RANKS - 1, &v))
+			if (!fq_parse_u64(a, 0, 0, FABRIQ_MAX_RANKS - 1, &v))
 				return bench_err(o, a, "0-1023");
 			b->rank = v;
 			rank_set = 1;
@@ -260,11 +251,11 @@ static int parse_args(struct bench *b, int argc, char **argv)
 				return bench_err(o, a, "ADDR,ADDR,...");
 			peers = strdup(a);
 		} else if (match(o, "--port")) {
-			if (parse_uint(a, 1, 65535, &v))
+			if (!fq_parse_u64(a, 0, 1, 65535, &v))
 				return bench_err(o, a, "1-65535");
 			b->port = v;
 		} else if (match(o, "--id")) {
-			if (parse_uint(a, 1, ~0UL, &v))
+			if (!fq_parse_u64(a, 0, 1, ~0UL, &v))
 				return bench_err(o, a, "a non-zero 64-bit number");
 			b->id = v;
 		} else if (match(o, "--algo")) {
@@ -283,7 +274,7 @@ static int parse_args(struct bench *b, int argc, char **argv)
 			b->opts.bounce = 1;
 			continue;
 		} else if (match(o, "--channels")) {
-			if (parse_uint(a, 1, FABRIQ_MAX_CHANNELS, &v))
+			if (!fq_parse_u64(a, 0, 1, FABRIQ_MAX_CHANNELS, &v))
 				return bench_err(o, a, "1-4");
 			b->opts.channels = v;
 		} else {

@@ -5,9 +5,7 @@
  *   fabriq comm show [id ID]
  */
 #include <arpa/inet.h>
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <netlink/genl/genl.h>
 
@@ -55,10 +53,7 @@ static void print_addr(const char *key, const char *fmt, struct nlattr *a)
 {
 	char buf[INET6_ADDRSTRLEN] = "?";
 
-	if (nla_len(a) == 4)
-		inet_ntop(AF_INET, nla_data(a), buf, sizeof(buf));
-	else if (nla_len(a) == 16)
-		inet_ntop(AF_INET6, nla_data(a), buf, sizeof(buf));
+	fq_nla_addr(a, buf, sizeof(buf));
 	out_str(key, fmt, buf);
 }
 
@@ -90,15 +85,12 @@ static void print_peer(struct nlattr *nest)
 static int comm_print(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[FABRIQ_A_COMM_MAX + 1], *a;
-	struct nlmsghdr *nlh = nlmsg_hdr(msg);
-	char id[24];
 	int rem;
 
 	if (fq_nl_parse(msg, tb, FABRIQ_A_COMM_MAX, comm_policy) || !tb[FABRIQ_A_COMM_ID])
 		return 0;
 	out_begin_object(NULL);
-	snprintf(id, sizeof(id), "0x%llx", (unsigned long long)nla_get_u64(tb[FABRIQ_A_COMM_ID]));
-	out_str("id", "comm %s ", id);
+	out_hex("id", "comm %s ", nla_get_u64(tb[FABRIQ_A_COMM_ID]));
 	if (tb[FABRIQ_A_COMM_RANK])
 		out_uint("rank", "rank %llu ", nla_get_u32(tb[FABRIQ_A_COMM_RANK]));
 	if (tb[FABRIQ_A_COMM_NRANKS])
@@ -130,28 +122,22 @@ static int comm_print(struct nl_msg *msg, void *arg)
 	if (tb[FABRIQ_A_COMM_BYTES])
 		out_uint("bytes", "bytes %llu ", nla_get_u64(tb[FABRIQ_A_COMM_BYTES]));
 	out_begin_array("peers");
-	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0),
-			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem)
+	fq_msg_for_each_attr(a, msg, rem)
 		if (nla_type(a) == FABRIQ_A_COMM_PEER)
 			print_peer(a);
 	out_end_array();
-	out_end_object();
-	out_text("\n");
-	out_flush_record();
+	out_end_record();
 	return 0;
 }
 
 static int comm_show(int argc, char **argv)
 {
-	unsigned long long id = 0;
+	uint64_t id = 0;
 	struct nl_msg *msg;
-	char *end;
 	int err;
 
 	if (argc >= 1 && match(argv[0], "id")) {
-		errno = 0;
-		id = argc > 1 ? strtoull(argv[1], &end, 0) : 0;
-		if (argc < 2 || errno || *end || !id || argv[1][0] == '-') {
+		if (!fq_parse_u64(argc > 1 ? argv[1] : NULL, 0, 1, UINT64_MAX, &id)) {
 			fprintf(stderr, "%s: comm show: id '%s' is not valid "
 				"(valid: 1-0xffffffffffffffff)\n", prog, argc > 1 ? argv[1] : "");
 			return 1;

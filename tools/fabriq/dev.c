@@ -120,13 +120,11 @@ static void print_port(struct nlattr *nest)
 
 static void print_ports(struct nl_msg *msg)
 {
-	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct nlattr *a;
 	int rem;
 
 	out_begin_array("ports");
-	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0),
-			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem)
+	fq_msg_for_each_attr(a, msg, rem)
 		if (nla_type(a) == FABRIQ_A_DEV_PORT)
 			print_port(a);
 	out_end_array();
@@ -166,9 +164,7 @@ int dev_print(struct nl_msg *msg, const char *event)
 			nla_get_string(tb[FABRIQ_A_DEV_UNSUPPORTED_REASON]));
 	if (tb[FABRIQ_A_DEV_PORT])
 		print_ports(msg);
-	out_end_object();
-	out_text("\n");
-	out_flush_record();
+	out_end_record();
 	return 0;
 }
 

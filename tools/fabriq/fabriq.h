@@ -2,8 +2,9 @@
 /*
  * fabriq.h - declarations shared by the CLI's files.
  *
- * main.c dispatches objects; nl.c talks netlink; output.c prints text or
- * JSON; names.c turns uapi enums into words; one file per CLI object
+ * main.c dispatches objects; args.c reads the command line's words; nl.c
+ * talks netlink and takes attributes apart; output.c prints text or JSON;
+ * names.c turns uapi enums into words; one file per CLI object
  * (dev.c, qos.c with qos_cfg.c, ping.c, monitor.c, bench.c, comm.c,
  * stats.c with stats_model.c and stats_prom.c, top.c).
  */
@@ -19,8 +20,13 @@
 
 /* main.c */
 extern const char *prog;
+
+/* args.c */
 bool match(const char *arg, const char *keyword);
 int usage_error(const char *obj, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool fq_parse_u64(const char *arg, int base, uint64_t min, uint64_t max, uint64_t *out);
+int fq_parse_range(const char *obj, const char *what, const char *arg, int base,
+		   uint64_t min, uint64_t max, uint64_t *out);
 
 /* nl.c */
 typedef int (*fq_msg_cb)(struct nl_msg *msg, void *arg);
@@ -31,6 +37,12 @@ int fq_nl_request(struct nl_msg *msg, fq_msg_cb cb, void *arg, const char *what)
 int fq_nl_subscribe_events(void);
 int fq_nl_listen(fq_msg_cb cb, void *arg, volatile sig_atomic_t *stop);
 int fq_nl_parse(struct nl_msg *msg, struct nlattr **tb, int max, struct nla_policy *pol);
+void fq_nest_tb(const struct nlattr *nest, struct nlattr **tb, int max);
+bool fq_nla_addr(const struct nlattr *a, char *buf, size_t size);
+/* Each top-level attribute @a of @msg: for the repeated ones a policy parse keeps one of. */
+#define fq_msg_for_each_attr(a, msg, rem)						\
+	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlmsg_hdr(msg)), 0),		\
+			  genlmsg_attrlen(nlmsg_data(nlmsg_hdr(msg)), 0), rem)
 
 /* output.c */
 enum out_mode { OUT_TEXT, OUT_JSON, OUT_JSON_PRETTY };
@@ -45,8 +57,11 @@ void out_uint(const char *key, const char *text_fmt, uint64_t val);
 void out_bool(const char *key, const char *text_true, bool val);
 void out_double(const char *key, const char *text_fmt, double val);
 void out_int(const char *key, const char *text_fmt, long long val);
+void out_hex(const char *key, const char *text_fmt, uint64_t val);
+void out_uint_unit(const char *key, const char *unit, uint64_t val);
 void out_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void out_flush_record(void);
+void out_end_record(void);
 
 /* names.c */
 const char *fq_link_layer_name(unsigned int v);

@@ -6,7 +6,6 @@
  * exactly; anything unknown is named in the error, which goes to stderr
  * with a non-zero exit status.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,25 +13,6 @@
 #include "fabriq.h"
 
 const char *prog = "fabriq";
-
-bool match(const char *arg, const char *keyword)
-{
-	return arg && strcmp(arg, keyword) == 0;
-}
-
-int usage_error(const char *obj, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	if (obj)
-		fprintf(stderr, "%s: ", obj);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry '%s %s%shelp'.\n", prog, obj ? obj : "", obj ? " " : "");
-	return 1;
-}
 
 static void usage(FILE *f)
 {

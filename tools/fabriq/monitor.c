@@ -7,11 +7,9 @@
  *   fabriq monitor [count N]
  */
 #include <arpa/inet.h>
-#include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <netlink/genl/genl.h>
 
@@ -62,7 +60,7 @@ static struct nla_policy event_policy[FABRIQ_A_EVENT_MAX + 1] = {
 static void event_print(struct nl_msg *msg)
 {
 	struct nlattr *tb[FABRIQ_A_EVENT_MAX + 1];
-	char buf[INET6_ADDRSTRLEN] = "", id[24];
+	char buf[INET6_ADDRSTRLEN] = "";
 	struct nlattr *a;
 
 	if (fq_nl_parse(msg, tb, FABRIQ_A_EVENT_MAX, event_policy) || !tb[FABRIQ_A_EVENT_DETECTOR])
@@ -81,20 +79,15 @@ static void event_print(struct nl_msg *msg)
 		out_uint("priority", "prio %llu ", nla_get_u8(tb[FABRIQ_A_EVENT_PRIO]));
 	if (tb[FABRIQ_A_EVENT_VL])
 		out_uint("vl", "vl %llu ", nla_get_u8(tb[FABRIQ_A_EVENT_VL]));
-	if (tb[FABRIQ_A_EVENT_COMM_ID]) {
-		snprintf(id, sizeof(id), "0x%llx",
-			 (unsigned long long)nla_get_u64(tb[FABRIQ_A_EVENT_COMM_ID]));
-		out_str("comm", "comm %s ", id);
-	}
+	if (tb[FABRIQ_A_EVENT_COMM_ID])
+		out_hex("comm", "comm %s ", nla_get_u64(tb[FABRIQ_A_EVENT_COMM_ID]));
 	if (tb[FABRIQ_A_EVENT_COMM_RANK])
 		out_uint("rank", "rank %llu ", nla_get_u32(tb[FABRIQ_A_EVENT_COMM_RANK]));
 	if (tb[FABRIQ_A_EVENT_PEER_RANK])
 		out_uint("peer", "peer %llu ", nla_get_u32(tb[FABRIQ_A_EVENT_PEER_RANK]));
 	a = tb[FABRIQ_A_EVENT_PEER_ADDR];
-	if (a && (nla_len(a) == 4 || nla_len(a) == 16)) {
-		inet_ntop(nla_len(a) == 4 ? AF_INET : AF_INET6, nla_data(a), buf, sizeof(buf));
+	if (a && fq_nla_addr(a, buf, sizeof(buf)))
 		out_str("address", "address %s ", buf);
-	}
 	if (tb[FABRIQ_A_EVENT_VALUE])
 		out_uint("value", "value %llu ", nla_get_u64(tb[FABRIQ_A_EVENT_VALUE]));
 	if (tb[FABRIQ_A_EVENT_THRESHOLD])
@@ -103,9 +96,7 @@ static void event_print(struct nl_msg *msg)
 		out_uint("window_ms", "window_ms %llu", nla_get_u32(tb[FABRIQ_A_EVENT_WINDOW_MS]));
 	if (tb[FABRIQ_A_EVENT_TIME_NS] && out_is_json())
 		out_uint("time_ns", "", nla_get_u64(tb[FABRIQ_A_EVENT_TIME_NS]));
-	out_end_object();
-	out_text("\n");
-	out_flush_record();
+	out_end_record();
 }
 
 static long remaining = -1;
@@ -142,17 +133,13 @@ int do_monitor(int argc, char **argv)
 			monitor_usage();
 			return 0;
 		} else if (match(argv[0], "count")) {
-			char *end;
+			uint64_t v;
 
 			if (argc < 2)
 				return usage_error("monitor", "count: missing value (valid: 1-%d)", INT_MAX);
-			errno = 0;
-			remaining = strtol(argv[1], &end, 10);
-			if (errno || *end || end == argv[1] || remaining < 1 || remaining > INT_MAX) {
-				fprintf(stderr, "%s: monitor: count '%s' is not valid (valid: 1-%d)\n",
-					prog, argv[1], INT_MAX);
+			if (fq_parse_range("monitor", "count", argv[1], 10, 1, INT_MAX, &v))
 				return 1;
-			}
+			remaining = v;
 			argc -= 2, argv += 2;
 		} else {
 			return usage_error("monitor", "unknown argument '%s' (valid: count, help)",

@@ -5,7 +5,11 @@
  * Resolves the "fabriq" family, sends requests and dumps, and turns kernel
  * errors into one clear line: the errno text, the extack message, and the
  * name of the attribute the extack points at (NLMSGERR_ATTR_OFFS).
+ * Also how the objects take replies apart: the top-level policy parse, a
+ * nest by type, the repeated attributes (fq_msg_for_each_attr in fabriq.h)
+ * and address attributes.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -89,6 +93,27 @@ struct nl_msg *fq_nl_new(uint8_t cmd, int flags)
 int fq_nl_parse(struct nl_msg *msg, struct nlattr **tb, int max, struct nla_policy *pol)
 {
 	return genlmsg_parse(nlmsg_hdr(msg), 0, tb, max, pol);
+}
+
+/* The attributes of @nest by type (the last of each), up to @max; no policy. */
+void fq_nest_tb(const struct nlattr *nest, struct nlattr **tb, int max)
+{
+	struct nlattr *a;
+	int rem;
+
+	memset(tb, 0, sizeof(*tb) * (max + 1));
+	nla_for_each_nested(a, nest, rem)
+		if (nla_type(a) > 0 && nla_type(a) <= max)
+			tb[nla_type(a)] = a;
+}
+
+/* An IPv4 or IPv6 address attribute as text into @buf; false (and @buf untouched) if neither. */
+bool fq_nla_addr(const struct nlattr *a, char *buf, size_t size)
+{
+	if (nla_len(a) != 4 && nla_len(a) != 16)
+		return false;
+	inet_ntop(nla_len(a) == 4 ? AF_INET : AF_INET6, nla_data(a), buf, size);
+	return true;
 }
 
 /* Does attribute @a (inside @outer, NULL at the top) of a @cmd request hold attributes? */

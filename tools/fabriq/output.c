@@ -6,6 +6,8 @@
  * the text format is printed, in JSON mode "key": value with snake_case keys.
  * A top-level JSON array wraps every command's records so that `-j` output
  * is always a single valid document; `monitor -j` prints one object per line.
+ * The shapes more than one object prints are here too: ids in hex, a value
+ * labelled with its own key, the end of a record.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -159,6 +161,24 @@ void out_int(const char *key, const char *text_fmt, long long val)
 	}
 }
 
+/* An id: "0x..." in text and as a JSON string. */
+void out_hex(const char *key, const char *text_fmt, uint64_t val)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)val);
+	out_str(key, text_fmt, buf);
+}
+
+/* A value whose text label is its key: "KEY VAL@unit " in text. */
+void out_uint_unit(const char *key, const char *unit, uint64_t val)
+{
+	char fmt[64];
+
+	snprintf(fmt, sizeof(fmt), "%s %%llu%s ", key, unit);
+	out_uint(key, fmt, val);
+}
+
 void out_bool(const char *key, const char *text_true, bool val)
 {
 	if (out_is_json()) {
@@ -184,4 +204,12 @@ void out_text(const char *fmt, ...)
 void out_flush_record(void)
 {
 	fflush(stdout);
+}
+
+/* The end of a record that out_begin_object(NULL) began: its line, flushed. */
+void out_end_record(void)
+{
+	out_end_object();
+	out_text("\n");
+	out_flush_record();
 }

@@ -7,7 +7,6 @@
  *   fabriq ping ADDR [from ADDR] [count N] [timeout MS] [interval MS]
  */
 #include <arpa/inet.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,12 +42,9 @@ static int put_addr(struct nl_msg *msg, int type, const char *what, const char *
 static int put_num(struct nl_msg *msg, int type, const char *what, const char *s,
 		   unsigned long max)
 {
-	unsigned long v;
-	char *end;
+	uint64_t v;
 
-	errno = 0;
-	v = s ? strtoul(s, &end, 10) : 0;
-	if (!s || errno || *end || !*s || *s == '-' || v < 1 || v > max) {
+	if (!fq_parse_u64(s, 10, 1, max, &v)) {
 		fprintf(stderr, "%s: ping: %s: '%s' is out of range (valid: 1-%lu)\n", prog, what,
 			s ? s : "", max);
 		return 1;

@@ -120,8 +120,7 @@ static int qos_send_set(const char *dev, uint32_t port, const struct qos_cfg *re
 static int parse_selector(int argc, char **argv, const char **dev, uint32_t *port,
 			  bool port_optional, const char *where)
 {
-	unsigned long v;
-	char *end;
+	uint64_t v;
 	int used = 0;
 
 	*dev = NULL;
@@ -139,10 +138,7 @@ static int parse_selector(int argc, char **argv, const char **dev, uint32_t *por
 		return -1;
 	}
 	if (argc - used >= 2 && match(argv[used], "port")) {
-		errno = 0;
-		v = strtoul(argv[used + 1], &end, 10);
-		if (errno || *end || !argv[used + 1][0] || argv[used + 1][0] == '-' ||
-		    v < 1 || v > 255) {
+		if (!fq_parse_u64(argv[used + 1], 10, 1, 255, &v)) {
 			fprintf(stderr, "%s: %s: port: '%s' is not a port number (valid: 1-255)\n",
 				prog, where, argv[used + 1]);
 			return -1;
@@ -595,9 +591,7 @@ int qos_event_print(struct nl_msg *msg, const char *event)
 		out_str("field", "field %s ", nla_get_string(tb[FABRIQ_A_QOS_FIELD]));
 	if (tb[FABRIQ_A_QOS_MESSAGE])
 		out_str("message", "message \"%s\"", nla_get_string(tb[FABRIQ_A_QOS_MESSAGE]));
-	out_text("\n");
-	out_end_object();
-	out_flush_record();
+	out_end_record();
 	return 0;
 }
 

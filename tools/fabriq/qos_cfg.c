@@ -446,16 +446,15 @@ static int bad(const char *field, const char *fmt, ...)
 	return -1;
 }
 
-/* A decimal number in [0, max]. */
+/* A decimal number in [0, max], without a sign. */
 static int num(const char *s, unsigned long max, unsigned long *out)
 {
-	char *end;
+	uint64_t v;
 
-	if (!s || !*s || *s == '-' || *s == '+')
+	if (!s || *s == '+' || !fq_parse_u64(s, 10, 0, max, &v))
 		return -1;
-	errno = 0;
-	*out = strtoul(s, &end, 10);
-	return errno || *end || *out > max ? -1 : 0;
+	*out = v;
+	return 0;
 }
 
 /* A byte count with an optional K or M suffix (1024-based), up to 4G-1. */

@@ -8,7 +8,6 @@
  *                           [detector NAME [enabled on|off] [threshold X]
  *                                          [window MS] [limit L]]...
  */
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,36 +39,15 @@ void stats_usage(void)
 		"config set needs CAP_NET_ADMIN.\n");
 }
 
-/* Parse @arg as an unsigned number in [min, max]; print the error if not. */
-static int parse_u64(const char *what, const char *arg, uint64_t min, uint64_t max,
-		     uint64_t *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = arg ? strtoull(arg, &end, 0) : 0;
-	if (!arg || errno || *end || end == arg || arg[0] == '-' || *out < min || *out > max) {
-		fprintf(stderr, "%s: stats: %s '%s' is not valid (valid: %llu-%llu)\n", prog, what,
-			arg ? arg : "", (unsigned long long)min, (unsigned long long)max);
-		return 1;
-	}
-	return 0;
-}
-
 static void print_ctrs(const char *key, const struct st_port *p, const uint64_t *vals,
 		       bool rates)
 {
 	int c;
 
 	out_begin_object(key);
-	for (c = 1; c < __FABRIQ_CTR_MAX; c++) {
-		char fmt[64];
-
-		if (!p->has[c])
-			continue;
-		snprintf(fmt, sizeof(fmt), "%s %%llu%s ", fq_ctr_name(c), rates ? "/s" : "");
-		out_uint(fq_ctr_name(c), fmt, vals[c]);
-	}
+	for (c = 1; c < __FABRIQ_CTR_MAX; c++)
+		if (p->has[c])
+			out_uint_unit(fq_ctr_name(c), rates ? "/s" : "", vals[c]);
 	out_end_object();
 }
 
@@ -102,19 +80,11 @@ static void print_port(const struct st_port *p)
 		out_begin_object(NULL);
 		out_text("\n    ");
 		out_uint("prio", "prio %llu ", prio);
-		for (c = 0; c < FABRIQ_PAUSE_NUM; c++) {
-			char fmt[64];
-
-			snprintf(fmt, sizeof(fmt), "%s %%llu ", fq_pause_name(c));
-			out_uint(fq_pause_name(c), fmt, p->pause[prio][c]);
-		}
+		for (c = 0; c < FABRIQ_PAUSE_NUM; c++)
+			out_uint_unit(fq_pause_name(c), "", p->pause[prio][c]);
 		out_begin_object("rates");
-		for (c = 0; c < FABRIQ_PAUSE_NUM; c++) {
-			char fmt[64];
-
-			snprintf(fmt, sizeof(fmt), "%s %%llu/s ", fq_pause_name(c));
-			out_uint(fq_pause_name(c), fmt, p->pause_rate[prio][c]);
-		}
+		for (c = 0; c < FABRIQ_PAUSE_NUM; c++)
+			out_uint_unit(fq_pause_name(c), "/s", p->pause_rate[prio][c]);
 		out_end_object();
 		out_end_object();
 	}
@@ -131,19 +101,15 @@ static void print_port(const struct st_port *p)
 		out_end_object();
 	}
 	out_end_array();
-	out_end_object();
-	out_text("\n");
-	out_flush_record();
+	out_end_record();
 }
 
 static void print_comm(const struct st_comm *c)
 {
-	char id[24];
 	int i;
 
 	out_begin_object(NULL);
-	snprintf(id, sizeof(id), "0x%llx", (unsigned long long)c->id);
-	out_str("comm", "comm %s ", id);
+	out_hex("comm", "comm %s ", c->id);
 	out_uint("rank", "rank %llu ", c->rank);
 	out_uint("nranks", "nranks %llu", c->nranks);
 	out_begin_array("ops");
@@ -187,9 +153,7 @@ static void print_comm(const struct st_comm *c)
 		out_end_object();
 	}
 	out_end_array();
-	out_end_object();
-	out_text("\n");
-	out_flush_record();
+	out_end_record();
 }
 
 static int stats_show(int argc, char **argv)
@@ -204,11 +168,11 @@ static int stats_show(int argc, char **argv)
 		if (match(argv[0], "dev") && argc > 1) {
 			f.dev = argv[1];
 		} else if (match(argv[0], "port") && f.dev) {
-			if (parse_u64("port", argc > 1 ? argv[1] : NULL, 1, 255, &v))
+			if (fq_parse_range("stats", "port", argc > 1 ? argv[1] : NULL, 0, 1, 255, &v))
 				return 1;
 			f.port = v;
 		} else if (match(argv[0], "comm")) {
-			if (parse_u64("comm", argc > 1 ? argv[1] : NULL, 1, UINT64_MAX, &v))
+			if (fq_parse_range("stats", "comm", argc > 1 ? argv[1] : NULL, 0, 1, UINT64_MAX, &v))
 				return 1;
 			f.comm = v;
 		} else if (match(argv[0], "--prometheus") || match(argv[0], "prometheus")) {
@@ -256,12 +220,9 @@ static struct nla_policy config_policy[FABRIQ_A_CONFIG_MAX + 1] = {
 
 static void print_det(const struct nlattr *nest)
 {
-	struct nlattr *tb[FABRIQ_A_CONFIG_DET_MAX + 1] = {}, *a;
-	int rem;
+	struct nlattr *tb[FABRIQ_A_CONFIG_DET_MAX + 1];
 
-	nla_for_each_nested(a, nest, rem)
-		if (nla_type(a) > 0 && nla_type(a) <= FABRIQ_A_CONFIG_DET_MAX)
-			tb[nla_type(a)] = a;
+	fq_nest_tb(nest, tb, FABRIQ_A_CONFIG_DET_MAX);
 	if (!tb[FABRIQ_A_CONFIG_DET_ID])
 		return;
 	out_begin_object(NULL);
@@ -282,7 +243,6 @@ static void print_det(const struct nlattr *nest)
 static int config_print(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[FABRIQ_A_CONFIG_MAX + 1], *a;
-	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	int rem;
 
 	if (fq_nl_parse(msg, tb, FABRIQ_A_CONFIG_MAX, config_policy))
@@ -296,8 +256,7 @@ static int config_print(struct nl_msg *msg, void *arg)
 		out_uint("events_per_sec", "events-per-sec %llu",
 			 nla_get_u32(tb[FABRIQ_A_CONFIG_EVENTS_PER_SEC]));
 	out_begin_array("detectors");
-	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0),
-			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem)
+	fq_msg_for_each_attr(a, msg, rem)
 		if (nla_type(a) == FABRIQ_A_CONFIG_DET)
 			print_det(a);
 	out_end_array();
@@ -306,9 +265,7 @@ static int config_print(struct nl_msg *msg, void *arg)
 		out_uint("events_suppressed", "events suppressed by the rate limit: %llu",
 			 nla_get_u64(tb[FABRIQ_A_CONFIG_EVENTS_SUPPRESSED]));
 	}
-	out_end_object();
-	out_text("\n");
-	out_flush_record();
+	out_end_record();
 	return 0;
 }
 
@@ -341,15 +298,15 @@ static int parse_detector(struct nl_msg *msg, int argc, char **argv)
 			}
 			err = nla_put_u8(msg, FABRIQ_A_CONFIG_DET_ENABLED, match(val, "on"));
 		} else if (match(key, "threshold")) {
-			if (parse_u64("threshold", val, thr_min[det], thr_max[det], &v))
+			if (fq_parse_range("stats", "threshold", val, 0, thr_min[det], thr_max[det], &v))
 				return -1;
 			err = nla_put_u64(msg, FABRIQ_A_CONFIG_DET_THRESHOLD, v);
 		} else if (match(key, "window")) {
-			if (parse_u64("window", val, 0, 3600000, &v))
+			if (fq_parse_range("stats", "window", val, 0, 0, 3600000, &v))
 				return -1;
 			err = nla_put_u32(msg, FABRIQ_A_CONFIG_DET_WINDOW_MS, v);
 		} else if (match(key, "limit")) {
-			if (parse_u64("limit", val, 0, UINT64_MAX, &v))
+			if (fq_parse_range("stats", "limit", val, 0, 0, UINT64_MAX, &v))
 				return -1;
 			err = nla_put_u64(msg, FABRIQ_A_CONFIG_DET_LIMIT, v);
 		} else {
@@ -389,13 +346,13 @@ static int config_set(int argc, char **argv)
 			continue;
 		}
 		if (match(argv[0], "interval")) {
-			err = parse_u64("interval", val, 0, 60000, &v) ||
+			err = fq_parse_range("stats", "interval", val, 0, 0, 60000, &v) ||
 			      nla_put_u32(msg, FABRIQ_A_CONFIG_INTERVAL_MS, v);
 		} else if (match(argv[0], "samples")) {
-			err = parse_u64("samples", val, 2, 4096, &v) ||
+			err = fq_parse_range("stats", "samples", val, 0, 2, 4096, &v) ||
 			      nla_put_u32(msg, FABRIQ_A_CONFIG_RING_SAMPLES, v);
 		} else if (match(argv[0], "events-per-sec")) {
-			err = parse_u64("events-per-sec", val, 1, 10000, &v) ||
+			err = fq_parse_range("stats", "events-per-sec", val, 0, 1, 10000, &v) ||
 			      nla_put_u32(msg, FABRIQ_A_CONFIG_EVENTS_PER_SEC, v);
 		} else {
 			return usage_error("stats", "config set: unknown setting '%s' (valid: "

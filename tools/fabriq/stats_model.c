@@ -31,18 +31,6 @@ static struct nla_policy stats_policy[FABRIQ_A_STATS_MAX + 1] = {
 	[FABRIQ_A_STATS_COMM_NRANKS] = { .type = NLA_U32 },
 };
 
-/* The attributes of @nest by type (the last of each), up to @max. */
-static void nest_tb(const struct nlattr *nest, struct nlattr **tb, int max)
-{
-	struct nlattr *a;
-	int rem;
-
-	memset(tb, 0, sizeof(*tb) * (max + 1));
-	nla_for_each_nested(a, nest, rem)
-		if (nla_type(a) > 0 && nla_type(a) <= max)
-			tb[nla_type(a)] = a;
-}
-
 static void *grow(void *arr, int n, size_t size)
 {
 	void *p = realloc(arr, (size_t)(n + 1) * size);
@@ -101,7 +89,7 @@ static void get_vl(struct st_port *p, const struct nlattr *nest)
 	struct nlattr *tb[FABRIQ_A_STATS_VL_MAX + 1];
 	int vl;
 
-	nest_tb(nest, tb, FABRIQ_A_STATS_VL_MAX);
+	fq_nest_tb(nest, tb, FABRIQ_A_STATS_VL_MAX);
 	if (!tb[FABRIQ_A_STATS_VL_VL])
 		return;
 	vl = nla_get_u8(tb[FABRIQ_A_STATS_VL_VL]);
@@ -116,7 +104,6 @@ static void get_vl(struct st_port *p, const struct nlattr *nest)
 
 static void add_port(struct st_snap *s, struct nlattr **tb, struct nl_msg *msg)
 {
-	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct st_port *p;
 	struct nlattr *a;
 	int rem;
@@ -139,8 +126,7 @@ static void add_port(struct st_snap *s, struct nlattr **tb, struct nl_msg *msg)
 		get_u64s(tb[FABRIQ_A_STATS_RATES], p->rate, NULL, FABRIQ_CTR_MAX);
 		p->has_rates = true;
 	}
-	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0),
-			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem) {
+	fq_msg_for_each_attr(a, msg, rem) {
 		if (nla_type(a) == FABRIQ_A_STATS_PRIO)
 			get_prio(p, a);
 		else if (nla_type(a) == FABRIQ_A_STATS_VL)
@@ -154,7 +140,7 @@ static void get_coll(struct st_comm *c, const struct nlattr *nest)
 	struct st_coll *k;
 	int first = 0, n, i;
 
-	nest_tb(nest, tb, FABRIQ_A_STATS_COLL_MAX);
+	fq_nest_tb(nest, tb, FABRIQ_A_STATS_COLL_MAX);
 	if (!tb[FABRIQ_A_STATS_COLL_TYPE] || c->ncoll >= __FABRIQ_COLL_MAX)
 		return;
 	k = &c->coll[c->ncoll++];
@@ -183,15 +169,15 @@ static void get_peer(struct st_comm *c, const struct nlattr *nest)
 	struct nlattr *tb[FABRIQ_A_STATS_PEER_MAX + 1], *a;
 	struct st_peer *p;
 
-	nest_tb(nest, tb, FABRIQ_A_STATS_PEER_MAX);
+	fq_nest_tb(nest, tb, FABRIQ_A_STATS_PEER_MAX);
 	if (!tb[FABRIQ_A_STATS_PEER_RANK])
 		return;
 	c->peers = grow(c->peers, c->npeers, sizeof(*c->peers));
 	p = &c->peers[c->npeers++];
 	p->rank = nla_get_u32(tb[FABRIQ_A_STATS_PEER_RANK]);
 	a = tb[FABRIQ_A_STATS_PEER_ADDR];
-	if (a && (nla_len(a) == 4 || nla_len(a) == 16))
-		inet_ntop(nla_len(a) == 4 ? AF_INET : AF_INET6, nla_data(a), p->addr, sizeof(p->addr));
+	if (a)
+		fq_nla_addr(a, p->addr, sizeof(p->addr));
 	p->tx_bytes = U64(FABRIQ_A_STATS_PEER_TX_BYTES);
 	p->rx_bytes = U64(FABRIQ_A_STATS_PEER_RX_BYTES);
 	p->tx_wrs = U64(FABRIQ_A_STATS_PEER_TX_WRS);
@@ -231,7 +217,6 @@ const struct st_port *st_find_port(const struct st_snap *s, const char *dev, uin
 
 static void add_comm(struct st_snap *s, struct nlattr **tb, struct nl_msg *msg)
 {
-	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	uint64_t id = nla_get_u64(tb[FABRIQ_A_STATS_COMM_ID]);
 	uint32_t rank = tb[FABRIQ_A_STATS_COMM_RANK] ? nla_get_u32(tb[FABRIQ_A_STATS_COMM_RANK]) : 0;
 	struct st_comm *c = (struct st_comm *)st_find_comm(s, id, rank);
@@ -246,8 +231,7 @@ static void add_comm(struct st_snap *s, struct nlattr **tb, struct nl_msg *msg)
 	}
 	if (tb[FABRIQ_A_STATS_COMM_NRANKS])
 		c->nranks = nla_get_u32(tb[FABRIQ_A_STATS_COMM_NRANKS]);
-	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0),
-			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem) {
+	fq_msg_for_each_attr(a, msg, rem) {
 		if (nla_type(a) == FABRIQ_A_STATS_COLL)
 			get_coll(c, a);
 		else if (nla_type(a) == FABRIQ_A_STATS_PEER)

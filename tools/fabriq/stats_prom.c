@@ -103,26 +103,31 @@ static void port_prio_vl(const struct st_snap *s)
 		}
 }
 
-static void port_sampler(const struct st_snap *s)
+/* One per-port gauge family; @get picks the value, printed with @digits decimals. */
+static void port_gauge(const struct st_snap *s, const char *name, const char *help,
+		       int digits, double (*get)(const struct st_port *p))
 {
 	int i;
 
+	family(name, "gauge", help);
+	for (i = 0; i < s->nports; i++) {
+		printf("%s", name);
+		port_labels(&s->ports[i]);
+		printf("} %.*f\n", digits, get(&s->ports[i]));
+	}
+}
+
+static double p_sample(const struct st_port *p) { return p->sample_ns / 1e9; }
+static double p_interval(const struct st_port *p) { return p->interval_ms / 1e3; }
+
+static void port_sampler(const struct st_snap *s)
+{
 	if (!s->nports)
 		return;
-	family("fabriq_port_sample_duration_seconds", "gauge",
-	       "Mean time one sample of the port took.");
-	for (i = 0; i < s->nports; i++) {
-		printf("fabriq_port_sample_duration_seconds");
-		port_labels(&s->ports[i]);
-		printf("} %.9f\n", s->ports[i].sample_ns / 1e9);
-	}
-	family("fabriq_port_sample_interval_seconds", "gauge",
-	       "The sampler's interval (0: sampling is off).");
-	for (i = 0; i < s->nports; i++) {
-		printf("fabriq_port_sample_interval_seconds");
-		port_labels(&s->ports[i]);
-		printf("} %.3f\n", s->ports[i].interval_ms / 1e3);
-	}
+	port_gauge(s, "fabriq_port_sample_duration_seconds",
+		   "Mean time one sample of the port took.", 9, p_sample);
+	port_gauge(s, "fabriq_port_sample_interval_seconds",
+		   "The sampler's interval (0: sampling is off).", 3, p_interval);
 }
 
 static void comm_labels(const struct st_comm *c)

@@ -8,7 +8,6 @@
  * the device counts no packets), peers by the bytes moved since the last
  * refresh.  The screen is cleared between refreshes only on a terminal.
  */
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,26 +139,13 @@ static void show_peers(const struct st_snap *s, const struct st_snap *old, doubl
 	free(t);
 }
 
-static int parse_num(const char *what, const char *arg, long min, long max, long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = arg ? strtol(arg, &end, 10) : 0;
-	if (!arg || errno || *end || end == arg || *out < min || *out > max) {
-		fprintf(stderr, "%s: top: %s '%s' is not valid (valid: %ld-%ld)\n", prog, what,
-			arg ? arg : "", min, max);
-		return 1;
-	}
-	return 0;
-}
-
 int do_top(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct st_snap cur, old = {};
 	struct st_filter f = {};
 	long interval = 1, count = -1;
+	uint64_t v;
 	bool tty = isatty(STDOUT_FILENO);
 
 	while (argc > 0) {
@@ -167,11 +153,15 @@ int do_top(int argc, char **argv)
 			top_usage();
 			return 0;
 		} else if (match(argv[0], "interval")) {
-			if (parse_num("interval", argc > 1 ? argv[1] : NULL, 1, 3600, &interval))
+			if (fq_parse_range("top", "interval", argc > 1 ? argv[1] : NULL, 10, 1, 3600,
+					   &v))
 				return 1;
+			interval = v;
 		} else if (match(argv[0], "count")) {
-			if (parse_num("count", argc > 1 ? argv[1] : NULL, 1, 1000000, &count))
+			if (fq_parse_range("top", "count", argc > 1 ? argv[1] : NULL, 10, 1, 1000000,
+					   &v))
 				return 1;
+			count = v;
 		} else {
 			return usage_error("top", "unknown argument '%s' (valid: interval, count, help)",
 					   argv[0]);
