@@ -147,7 +147,7 @@ wait_for 10 grep -q qos-drift "$tmp/mon"
 check_match "dcb behind fabriq's back raises qos-drift naming pfc" '"field":"pfc"' \
 	"$(grep qos-drift "$tmp/mon" | head -1)"
 check_match "qos show marks the drift" "^pfc .*<- drift" "$(fq qos show dev fqsim72)"
-check_match "debugfs marks the drift" "^pfc .*DRIFT" "$(cat $FQ_DBG/devices/fqsim72/port1/qos)"
+check_match "debugfs marks the drift" "^pfc .*DRIFT" "$(cat $FQ_DBG/devices/fqsim72/port1/qos/state)"
 wait_for 10 grep -q qos-warn "$tmp/mon"
 check_match "fabriq's traffic priority without PFC raises qos-warn" \
 	'tc 106 is DSCP 26, which maps to priority 3, where PFC is off' "$(grep qos-warn "$tmp/mon" | head -1)"

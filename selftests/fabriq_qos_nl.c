@@ -56,8 +56,8 @@ FIXTURE_SETUP(qos)
 	ASSERT_LE(0, self->fd);
 	self->family = resolve_family(self->fd);
 	ASSERT_LT(0, self->family);
-	strcpy(self->ib_before, slurp(DBG "fqsim61/port1/qos"));
-	strcpy(self->eth_before, slurp(DBG "fqsim62/port1/qos"));
+	strcpy(self->ib_before, slurp(DBG "fqsim61/port1/qos/state"));
+	strcpy(self->eth_before, slurp(DBG "fqsim62/port1/qos/state"));
 	ASSERT_TRUE(self->ib_before[0] != '\0');
 }
 
@@ -122,8 +122,8 @@ static void expect_offs(struct __test_metadata *_metadata, int64_t want, int64_t
 	EXPECT_TRUE(strstr(self->rep.msg, _msg) != NULL)				\
 		TH_LOG("extack: '%s'", self->rep.msg);					\
 	expect_offs(_metadata, _offs, self->rep.offs);					\
-	EXPECT_STREQ(self->ib_before, slurp(DBG "fqsim61/port1/qos"));			\
-	EXPECT_STREQ(self->eth_before, slurp(DBG "fqsim62/port1/qos"));			\
+	EXPECT_STREQ(self->ib_before, slurp(DBG "fqsim61/port1/qos/state"));			\
+	EXPECT_STREQ(self->eth_before, slurp(DBG "fqsim62/port1/qos/state"));			\
 } while (0)
 
 TEST_F(qos, sl2vl_vl15_reserved)
@@ -381,7 +381,7 @@ TEST_F(qos, dcb_setting_on_netdev_without_dcb)
 	set_start(_metadata, self, "rxe61", 1);
 	put_u32(&self->r, FABRIQ_A_QOS_CFG_PFC, 1u << 3);
 	EXPECT_REFUSED(EOPNOTSUPP, "no DCB support", -1);
-	EXPECT_TRUE(strstr(slurp(DBG "rxe61/port1/qos"), "pfc            3") == NULL);
+	EXPECT_TRUE(strstr(slurp(DBG "rxe61/port1/qos/state"), "pfc            3") == NULL);
 }
 
 TEST_F(qos, validate_only_changes_nothing)
@@ -393,7 +393,7 @@ TEST_F(qos, validate_only_changes_nothing)
 	req_put(&self->r, FABRIQ_A_QOS_VALIDATE_ONLY, NULL, 0);
 	ASSERT_EQ(0, transact_cb(self->fd, &self->r, &self->rep, NULL));
 	EXPECT_EQ(0, self->rep.error);
-	EXPECT_STREQ(self->eth_before, slurp(DBG "fqsim62/port1/qos"));
+	EXPECT_STREQ(self->eth_before, slurp(DBG "fqsim62/port1/qos/state"));
 }
 
 TEST_F(qos, set_needs_cap_net_admin_get_does_not)
@@ -425,7 +425,7 @@ TEST_F(qos, set_needs_cap_net_admin_get_does_not)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("10: cannot drop privileges, 11: QOS_SET "
 						 "not refused with EPERM, 12: QOS_GET failed");
-	EXPECT_STREQ(self->eth_before, slurp(DBG "fqsim62/port1/qos"));
+	EXPECT_STREQ(self->eth_before, slurp(DBG "fqsim62/port1/qos/state"));
 }
 
 TEST_HARNESS_MAIN

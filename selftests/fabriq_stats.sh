@@ -61,20 +61,20 @@ check_match "bad threshold: the detector's own range" "threshold '101' is not va
 check_match "unknown detector: the valid names" "detector 'pfc' is not valid \(valid: slow-peer, link-degraded" \
 	"$(fq stats config set detector pfc window 1 2>&1)"
 check_eq "nothing changed after the refusals" "$snap" "$(fq stats config show)"
-wait_for 5 grep -q "samples [0-9]*/32" "$FQ_DBG/devices/fqr0/port1/counters"
+wait_for 5 grep -q "samples [0-9]*/32" "$FQ_DBG/devices/fqr0/port1/telemetry/counters"
 check_match "the ring follows the new size" "samples [0-9]+/32" \
-	"$(head -1 "$FQ_DBG/devices/fqr0/port1/counters")"
+	"$(head -1 "$FQ_DBG/devices/fqr0/port1/telemetry/counters")"
 
 # ---- the catalogue: what each source has ----
-c_rxe=$(cat "$FQ_DBG/devices/fqr0/port1/counters")
+c_rxe=$(cat "$FQ_DBG/devices/fqr0/port1/telemetry/counters")
 check_match "rxe: packets and sequence errors from rdma_hw_stats" \
 	"tx_pkts +[0-9]+.*seq_err +[0-9]+.*link_downed +[0-9]" "$(echo $c_rxe)"
 check_match "rxe: no CNP/ECN/pause counters, shown absent" \
 	"cnp_sent +- .*ecn_marked +- .*tx_pause +- " "$(echo $c_rxe)"
-c_eth=$(cat "$FQ_DBG/devices/fqsim91/port1/counters")
+c_eth=$(cat "$FQ_DBG/devices/fqsim91/port1/telemetry/counters")
 check_match "sim RoCE: CNP/ECN from rdma_hw_stats, pause from ethtool" \
 	"cnp_sent +0 .*ecn_marked +0 .*tx_pause +0 .*tx_pause_duration +0" "$(echo $c_eth)"
-c_ib=$(cat "$FQ_DBG/devices/fqsim92/port1/counters")
+c_ib=$(cat "$FQ_DBG/devices/fqsim92/port1/telemetry/counters")
 check_match "sim IB: PMA PortCounters(Extended), no pause" \
 	"tx_bytes +0 .*symbol_errors +0 .*xmit_wait +0 .*tx_pause +- " "$(echo $c_ib)"
 
@@ -98,7 +98,7 @@ check_true "sampled tx/rx packets agree with rdma statistic within 1 %" \
 	awk -v a="$sent" -v b="$stx" -v c="$rcvd" -v d="$srx" \
 	'BEGIN { exit !(a > 0 && (a - b) / a < 0.01 && (b - a) / a < 0.01 && (c - d) / c < 0.01 && (d - c) / c < 0.01) }'
 check_match "rates: packets per second over the last interval" "^tx_pkts +[0-9]+$" \
-	"$(grep ^tx_pkts "$FQ_DBG/devices/fqr0/port1/rates")"
+	"$(grep ^tx_pkts "$FQ_DBG/devices/fqr0/port1/telemetry/rates")"
 out=$("$here/fabriq_stats_coll" 2>&1)
 printf '%s\n' "$out" | grep -E '^(not ok|#)' | sed 's/^/#   /'
 check_eq "histograms, per-peer bytes and the slow-peer knob: $(printf '%s\n' "$out" | grep -c '^ok') passed" \
@@ -117,7 +117,7 @@ check_match "PFC storm: raised on fqsim91 port 1 priority 3, critical, 50 % paus
 	'"detector":"pfc-storm","state":"raised","severity":"critical","dev":"fqsim91","port":1,"priority":3,"value":(4[5-9]|5[0-5]),"threshold":20,"window_ms":500' \
 	"$(ev '.detector=="pfc-storm" and .state=="raised"')"
 check_match "pause file: priority 3 tx_pause_duration rising" "^ +3 +0 +0 +0 +[1-9][0-9]* " \
-	"$(cat "$FQ_DBG/devices/fqsim91/port1/pause")"
+	"$(cat "$FQ_DBG/devices/fqsim91/port1/telemetry/pause")"
 check_match "stats show: prio 3 tx pause duration" "^[1-9][0-9]*$" \
 	"$(fq -j stats show dev fqsim91 | jq -r '.ports[0].prio[3].tx_pause_duration')"
 echo "tx_pause_duration prio 3 0" > $SIM/fqsim91/port1/rate
@@ -125,7 +125,7 @@ wait_for 10 got '.detector=="pfc-storm" and .state=="cleared"'
 check_match "PFC storm: cleared when the pause stops" '"state":"cleared","severity":"info","dev":"fqsim91","port":1,"priority":3' \
 	"$(ev '.detector=="pfc-storm" and .state=="cleared"')"
 check_match "debugfs port events: raised and cleared" "pfc-storm .*raised .*prio 3.*pfc-storm .*cleared .*prio 3" \
-	"$(echo $(cat "$FQ_DBG/devices/fqsim91/port1/events"))"
+	"$(echo $(cat "$FQ_DBG/devices/fqsim91/port1/telemetry/events"))"
 
 # 500000 ticks/s * 4 ns = 0.2 % = 2000 ppm of every interval, above 1000 ppm
 echo "xmit_wait vl 2 500000" > $SIM/fqsim92/port1/rate
@@ -135,7 +135,7 @@ check_match "VL congestion: raised on fqsim92 VL 2" \
 	"$(ev '.detector=="vl-congestion" and .state=="raised"')"
 sleep 1
 check_true "per-VL XmitWait counts past its 16-bit counter (cleared by PMA Set)" \
-	awk -v v="$(awk '$1 == 2 { print $2 }' "$FQ_DBG/devices/fqsim92/port1/vl")" 'BEGIN { exit !(v > 65535) }'
+	awk -v v="$(awk '$1 == 2 { print $2 }' "$FQ_DBG/devices/fqsim92/port1/telemetry/vl")" 'BEGIN { exit !(v > 65535) }'
 echo "xmit_wait vl 2 0" > $SIM/fqsim92/port1/rate
 wait_for 10 got '.detector=="vl-congestion" and .state=="cleared"'
 check_match "VL congestion: cleared" '"state":"cleared".*"vl":2' \
@@ -238,7 +238,7 @@ stay='fqr0 fqr1 fqr2 fqsim91 fqsim92'
 		done
 		[ $nl_ok -eq 1 ] && ok=$((ok + 1)) ||
 			{ bad=$((bad + 1)); printf '%s\n' "$out" | head -3 > "$tmp/reader.err"; }
-		cat $FQ_DBG/devices/*/port1/counters 2>&1 >/dev/null |
+		cat $FQ_DBG/devices/*/port1/telemetry/counters 2>&1 >/dev/null |
 			grep -Ev 'No such file or directory|Input/output error' >> "$tmp/reader.dbgerr"
 	done
 	echo "$ok $bad" > "$tmp/reader.res"
@@ -263,8 +263,8 @@ check_true "the kernel log shows no oops or WARN since the removals began" fq_co
 rdma link add fqr3 type rxe netdev fqr3
 fq stats config set interval 100
 check_match "a re-added device is sampled again" "^tx_pkts +[0-9]+" \
-	"$(sleep 0.5; grep ^tx_pkts "$FQ_DBG/devices/fqr3/port1/counters")"
+	"$(sleep 0.5; grep ^tx_pkts "$FQ_DBG/devices/fqr3/port1/telemetry/counters")"
 check_eq "sampler cost is measured" "yes" \
-	"$(awk 'NR == 1 { print ($7 > 0) ? "yes" : "no" }' "$FQ_DBG/devices/fqr0/port1/counters")"
-ktap_diag "sampler cost per sample: $(for d in fqr0 fqsim91 fqsim92; do echo -n "$d $(head -1 $FQ_DBG/devices/$d/port1/counters | awk '{ print $7 }') ns; "; done)"
+	"$(awk 'NR == 1 { print ($7 > 0) ? "yes" : "no" }' "$FQ_DBG/devices/fqr0/port1/telemetry/counters")"
+ktap_diag "sampler cost per sample: $(for d in fqr0 fqsim91 fqsim92; do echo -n "$d $(head -1 $FQ_DBG/devices/$d/port1/telemetry/counters | awk '{ print $7 }') ns; "; done)"
 ktap_finish

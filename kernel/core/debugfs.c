@@ -2,10 +2,11 @@
 /*
  * debugfs.c - the /sys/kernel/debug/fabriq/ tree (human-readable, not ABI).
  *
- *   fabriq/devices/<dev>/port<N>/info   port snapshot, one "key value" per
- *                                       line (subsystems add lines: port_info)
- *   fabriq/devices/<dev>/port<N>/...    each subsystem's files (debugfs_port)
- *   fabriq/...                          each subsystem's own files at the root
+ *   fabriq/devices/<dev>/port<N>/info     port snapshot, one "key value" per
+ *                                         line (subsystems add lines: port_info)
+ *   fabriq/devices/<dev>/port<N>/<subsys>/  a directory of each subsystem
+ *                                         that has files there (debugfs_port)
+ *   fabriq/...                            each subsystem's own files at the root
  *
  * Files point at fabriq_port objects; debugfs_remove_recursive() waits for
  * readers in flight, and device.c removes a device's tree before it lets
@@ -76,7 +77,7 @@ DEFINE_SHOW_ATTRIBUTE(fabriq_port_info);
 
 /**
  * fabriq_debugfs_dev_add() - create devices/<dev>/port<N>/ with info and
- * every subsystem's files
+ * a directory of files for every subsystem that has some
  * @fdev: a device that is not yet visible to readers of this tree
  *
  * Context: process context.
@@ -98,7 +99,7 @@ void fabriq_debugfs_dev_add(struct fabriq_dev *fdev)
 				    &fabriq_port_info_fops);
 		fabriq_for_each_subsys(j, ss)
 			if (ss->debugfs_port)
-				ss->debugfs_port(port, port->dbg_dir);
+				ss->debugfs_port(port, debugfs_create_dir(ss->name, port->dbg_dir));
 	}
 }
 

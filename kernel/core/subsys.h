@@ -42,7 +42,8 @@ struct seq_file;
  * @dev_gone: after the device let go of its ib_device
  * @dev_rename: the device has a new name (@fdev->name); @old_name was it
  * @port_active: a port came up (its link may have lost state)
- * @debugfs_port: add files to a port's debugfs directory
+ * @debugfs_port: add files to its own directory of a port,
+ *	devices/<dev>/port<N>/<name>/ (made by the core)
  * @port_info: add "key value" lines to a port's debugfs info file;
  *	       fabriq_dev.lock held, the ib_device is set
  * @id: index in fabriq_subsystems[], set by the core

@@ -3,7 +3,7 @@
  * qos_subsys.c - how the QoS subsystem plugs into the core: which
  * backends a port gets when it attaches, the hooks (re-apply when a device
  * or port comes back, follow renames, drop a backend a driver left
- * behind), the netlink commands, and the debugfs files (port<N>/qos, the
+ * behind), the netlink commands, and the debugfs files (port<N>/qos/state, the
  * qos_backend line of port<N>/info).
  */
 #include <linux/debugfs.h>
@@ -72,7 +72,7 @@ DEFINE_SHOW_ATTRIBUTE(fabriq_port_qos);
 
 static void fabriq_qos_subsys_debugfs_port(struct fabriq_port *port, struct dentry *dir)
 {
-	debugfs_create_file("qos", 0444, dir, port, &fabriq_port_qos_fops);
+	debugfs_create_file("state", 0444, dir, port, &fabriq_port_qos_fops);
 }
 
 struct fabriq_subsys fabriq_qos_subsys = {

@@ -2,13 +2,16 @@
 /*
  * telemetry_debugfs.c - the telemetry part of /sys/kernel/debug/fabriq/:
  *
- *   events                          the event log, every subject
- *   devices/<dev>/port<N>/counters  the newest sample: every catalogue
- *                                   counter, "-" where the port lacks it
- *   devices/<dev>/port<N>/rates     per second, between the two newest samples
- *   devices/<dev>/port<N>/pause     RoCE: pause frames and duration per priority
- *   devices/<dev>/port<N>/vl        IB: XmitWait per VL
- *   devices/<dev>/port<N>/events    the event log, this port only
+ *   events            the event log, every subject
+ *
+ * and in each port's directory devices/<dev>/port<N>/telemetry/:
+ *
+ *   counters          the newest sample: every catalogue counter, "-"
+ *                     where the port lacks it
+ *   rates             per second, between the two newest samples
+ *   pause             RoCE: pause frames and duration per priority
+ *   vl                IB: XmitWait per VL
+ *   events            the event log, this port only
  *
  * Documentation/telemetry.md describes every column.
  */
