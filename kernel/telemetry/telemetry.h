@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * telemetry.h - the per-port sampler (telemetry.c), its counter sources
- * (telemetry_src.c), the detectors and their events (detect.c), and the
- * netlink (telemetry_netlink.c) and debugfs (telemetry_debugfs.c) views.
+ * (telemetry_src.c), the detectors and their events (detect.c), the
+ * netlink (telemetry_netlink.c) and debugfs (telemetry_debugfs.c) views,
+ * and the stats dump extension through which another subsystem adds its
+ * part to STATS_GET.
  *
  * Lock order (the module's one order is in Documentation/design.md):
- * fq_tm_cfg_lock (telemetry.c), fabriq_devs_lock, fabriq_dev.lock,
- * rtnl_lock, fq_tm_port.lock, fq_ev_lock (detect.c; a leaf).  The sampler
- * holds fabriq_dev.lock or rtnl_lock, never both; QoS holds rtnl_lock
- * under fabriq_dev.lock, which the order allows.
+ * fq_tm_stats_ext_lock (telemetry_netlink.c; held across the extension's
+ * dump, so above every lock that takes), fq_tm_cfg_lock (telemetry.c),
+ * fabriq_devs_lock, fabriq_dev.lock, rtnl_lock, fq_tm_port.lock,
+ * fq_ev_lock (detect.c; a leaf).  The sampler holds fabriq_dev.lock or
+ * rtnl_lock, never both; QoS holds rtnl_lock under fabriq_dev.lock, which
+ * the order allows.
  */
 #ifndef _FABRIQ_TELEMETRY_H
 #define _FABRIQ_TELEMETRY_H
@@ -239,7 +243,46 @@ void fq_det_eval(struct fq_det_state *st, u8 det, const struct fq_ev_subject *su
 		 bool cond, u64 value, u64 now_ns);
 void fq_det_log_show(struct seq_file *s, u32 dev_index, u32 port);
 
+/**
+ * struct fq_tm_stats_filter - what a STATS_GET request selects
+ * @has_dev: only the device @dev_index
+ * @dev_index: see @has_dev
+ * @dev_name: only the device of this name (NULL: any)
+ * @port: only this port of it (0: every port)
+ * @has_comm: only communicator @comm_id (and no ports)
+ * @comm_id: see @has_comm
+ */
+struct fq_tm_stats_filter {
+	bool has_dev;
+	u32 dev_index;
+	const char *dev_name;
+	u32 port;
+	bool has_comm;
+	u64 comm_id;
+};
+
+/* where a stats dump extension is in the dump: its own, zero at the start */
+struct fq_tm_stats_ext_cursor {
+	u64 opaque[2];
+};
+
+/**
+ * struct fq_tm_stats_ext - a part of the STATS_GET dump that another
+ * subsystem fills after the ports (coll: one message per communicator)
+ * @dump: add messages to @skb from @cur on, moving @cur past what it
+ *	  added.  Called only when the request names no device.  Return: 0
+ *	  when its part is complete, -EMSGSIZE when @skb is full (it is called
+ *	  again with the next one and the same @cur), or another -errno.
+ *	  Context: process context, may sleep.
+ */
+struct fq_tm_stats_ext {
+	int (*dump)(struct sk_buff *skb, struct netlink_callback *cb,
+		    const struct fq_tm_stats_filter *f, struct fq_tm_stats_ext_cursor *cur);
+};
+
 /* telemetry_netlink.c */
+int fq_tm_stats_ext_register(const struct fq_tm_stats_ext *ext);
+void fq_tm_stats_ext_unregister(const struct fq_tm_stats_ext *ext);
 
 /* telemetry_debugfs.c */
 void fq_tm_debugfs_port_add(struct fabriq_port *port, struct dentry *dir);
