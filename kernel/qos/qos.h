@@ -4,7 +4,7 @@
  * reads them back (hardware), and the calls between the QoS files:
  *
  *   qos.c          intent store, validation, set/get, re-apply, drift check
- *   qos_ib.c       InfiniBand ports: SMPs through ib_device_ops.process_mad
+ *   qos_ib.c       InfiniBand ports: SMPs to the local SMA (core/smp.c)
  *   qos_dcb.c      RoCE ports: the netdev's DCB (IEEE 802.1Qaz) ops
  *   qos_red.c      ECN on netdevs without a driver backend: RED qdiscs
  *   qos_netlink.c  QOS_GET, QOS_SET and the QoS notifications
@@ -166,10 +166,6 @@ int fabriq_qos_ecn_get(struct ib_device *ibdev, u32 port, u8 prio,
 		       struct fabriq_ecn_prio *ecn);
 int fabriq_qos_ecn_set(struct ib_device *ibdev, u32 port, u8 prio,
 		       const struct fabriq_ecn_prio *ecn, struct netlink_ext_ack *extack);
-
-/* qos_ib.c: the local SMA, for telemetry */
-int fabriq_smp_get(struct ib_device *ibdev, u32 port, __be16 attr_id, u32 attr_mod,
-		   void *out, size_t len);
 
 /* qos.c: what the device hooks and debugfs tell the QoS intent store */
 struct seq_file;

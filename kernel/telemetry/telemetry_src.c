@@ -23,7 +23,6 @@
 #include <rdma/ib_verbs.h>
 
 #include "core/fabriq.h"
-#include "qos/qos.h"
 #include "telemetry.h"
 
 /* Driver counter names (rxe, mlx5) and the catalogue entry they feed. */
