@@ -54,9 +54,12 @@ enum fq_own_ctr {
 /**
  * struct fq_tm_sample - everything read from a port at one instant
  * @t_ns: CLOCK_MONOTONIC when it was taken
- * @ctr: enum fabriq_ctr; valid where fq_tm_port.present says so
+ * @ctr: enum fabriq_ctr; valid where @present says so
  * @pause: [enum fabriq_pause_ctr][priority], valid if fq_tm_port.has_pause
- * @vl_wait: XmitWait per VL, valid where fq_tm_port.vl_present says so
+ * @vl_wait: XmitWait per VL, valid where @vl_present says so
+ * @present: bitmap of enum fabriq_ctr some source filled in @ctr (each
+ *	     source sets the bits of the values it fills)
+ * @vl_present: bitmap of VLs with an XmitWait counter in @vl_wait (IB)
  * @rate_mbps: active width x lane rate
  * @max_rate_mbps: the best the port supports (0: unknown)
  */
@@ -65,6 +68,8 @@ struct fq_tm_sample {
 	u64 ctr[FQ_TM_NUM_CTR];
 	u64 pause[FABRIQ_PAUSE_NUM][FQ_TM_NUM_PRIO];
 	u64 vl_wait[FABRIQ_NUM_VL];
+	DECLARE_BITMAP(present, FQ_TM_NUM_CTR);
+	u32 vl_present;
 	u32 rate_mbps;
 	u32 max_rate_mbps;
 };
@@ -113,9 +118,7 @@ struct fq_tm_ethtool_map {
  * @ring_size: slots in @ring
  * @head: next slot to fill
  * @count: filled slots
- * @present: bitmap of enum fabriq_ctr the port has
  * @has_pause: per-priority pause counters found (RoCE)
- * @vl_present: bitmap of VLs with an XmitWait counter (IB)
  * @hw: the driver's counters, or NULL
  * @hw_map: for each of @hw's counters, the enum fabriq_ctr it feeds (0: none)
  * @eth: where the netdev's pause counters are
@@ -144,9 +147,7 @@ struct fq_tm_port {
 	u32 ring_size;
 	u32 head;
 	u32 count;
-	DECLARE_BITMAP(present, FQ_TM_NUM_CTR);
 	bool has_pause;
-	u32 vl_present;
 	struct rdma_hw_stats *hw;
 	u8 *hw_map;
 	struct fq_tm_ethtool_map eth;
@@ -166,13 +167,12 @@ struct fq_tm_port {
 
 /**
  * struct fq_tm_snapshot - a port's sampler state, copied under its lock
- * @now: the newest sample (valid if @has_now)
- * @rate: per-second rates from the two newest (valid if @has_rate)
+ * @now: the newest sample (valid if @has_now), its present bits with it
+ * @rate: per-second rates from the two newest (valid if @has_rate), with
+ *	  the newest one's present bits
  * @has_now: a sample exists
  * @has_rate: two samples exist
- * @present: the counters some source provides
  * @has_pause: the netdev has per-priority pause counters
- * @vl_present: the VLs with an XmitWait counter
  * @count: samples in the ring
  * @ring_size: the ring's size
  * @sample_ns: time spent sampling, in all
@@ -186,9 +186,7 @@ struct fq_tm_snapshot {
 	struct fq_tm_sample rate;
 	bool has_now;
 	bool has_rate;
-	DECLARE_BITMAP(present, FQ_TM_NUM_CTR);
 	bool has_pause;
-	u32 vl_present;
 	u32 count;
 	u32 ring_size;
 	u64 sample_ns;

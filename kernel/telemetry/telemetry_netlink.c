@@ -132,8 +132,8 @@ static int fq_nl_dump_ext(struct sk_buff *skb, struct netlink_callback *cb,
 	return err;
 }
 
-static int fq_nl_put_ctrs(struct sk_buff *skb, int type, const u64 *vals,
-			  const unsigned long *present)
+/* the counters of @s (a sample or rates) that its present bits name */
+static int fq_nl_put_ctrs(struct sk_buff *skb, int type, const struct fq_tm_sample *s)
 {
 	struct nlattr *nest = nla_nest_start(skb, type);
 	int i;
@@ -141,8 +141,8 @@ static int fq_nl_put_ctrs(struct sk_buff *skb, int type, const u64 *vals,
 	if (!nest)
 		return -EMSGSIZE;
 	for (i = 1; i < FQ_TM_NUM_CTR; i++)
-		if (test_bit(i, present) &&
-		    nla_put_u64_64bit(skb, i, vals[i], FABRIQ_CTR_UNSPEC))	/* pad: type 0 */
+		if (test_bit(i, s->present) &&
+		    nla_put_u64_64bit(skb, i, s->ctr[i], FABRIQ_CTR_UNSPEC))	/* pad: type 0 */
 			return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -179,14 +179,14 @@ static int fq_nl_put_prios(struct sk_buff *skb, const struct fq_tm_sample *now,
 	return 0;
 }
 
-static int fq_nl_put_vls(struct sk_buff *skb, u32 vl_present, const struct fq_tm_sample *now,
+static int fq_nl_put_vls(struct sk_buff *skb, const struct fq_tm_sample *now,
 			 const struct fq_tm_sample *rate)
 {
 	struct nlattr *nest;
 	int vl;
 
 	for (vl = 0; vl < FABRIQ_NUM_VL; vl++) {
-		if (!(vl_present & BIT(vl)))
+		if (!(now->vl_present & BIT(vl)))
 			continue;
 		nest = nla_nest_start(skb, FABRIQ_A_STATS_VL);
 		if (!nest || nla_put_u8(skb, FABRIQ_A_STATS_VL_VL, vl) ||
@@ -226,12 +226,11 @@ static int fq_nl_fill_port(struct sk_buff *skb, struct netlink_callback *cb,
 	    nla_put_u64_64bit(skb, FABRIQ_A_STATS_SAMPLE_NS,
 			      sn->samples ? div64_u64(sn->sample_ns, sn->samples) : 0,
 			      FABRIQ_A_STATS_PAD) ||
-	    fq_nl_put_ctrs(skb, FABRIQ_A_STATS_COUNTERS, sn->now.ctr, sn->present) ||
-	    (sn->has_rate &&
-	     fq_nl_put_ctrs(skb, FABRIQ_A_STATS_RATES, sn->rate.ctr, sn->present)) ||
+	    fq_nl_put_ctrs(skb, FABRIQ_A_STATS_COUNTERS, &sn->now) ||
+	    (sn->has_rate && fq_nl_put_ctrs(skb, FABRIQ_A_STATS_RATES, &sn->rate)) ||
 	    (sn->has_pause &&
 	     fq_nl_put_prios(skb, &sn->now, sn->has_rate ? &sn->rate : NULL)) ||
-	    fq_nl_put_vls(skb, sn->vl_present, &sn->now, sn->has_rate ? &sn->rate : NULL)) {
+	    fq_nl_put_vls(skb, &sn->now, sn->has_rate ? &sn->rate : NULL)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
