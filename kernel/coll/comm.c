@@ -532,6 +532,30 @@ void fq_comm_exit(void)
 	misc_deregister(&fq_miscdev);
 }
 
+/*
+ * Start: the communicators' part of STATS_GET first, so no communicator
+ * exists without it, then /dev/fabriq.  Unregistering the part at stop
+ * waits for a dump inside it (telemetry_netlink.c).
+ */
+static int fq_coll_subsys_start(void)
+{
+	int err;
+
+	err = fq_tm_stats_ext_register(&fq_comm_stats_ext);
+	if (err)
+		return err;
+	err = fq_comm_init();
+	if (err)
+		fq_tm_stats_ext_unregister(&fq_comm_stats_ext);
+	return err;
+}
+
+static void fq_coll_subsys_stop(void)
+{
+	fq_comm_exit();
+	fq_tm_stats_ext_unregister(&fq_comm_stats_ext);
+}
+
 static void fq_comm_subsys_dev_remove(struct fabriq_dev *fdev)
 {
 	fq_comm_dev_removed(fdev->ibdev);
@@ -540,8 +564,8 @@ static void fq_comm_subsys_dev_remove(struct fabriq_dev *fdev)
 /* /dev/fabriq opens at start, after the ib_client attached to every device */
 struct fabriq_subsys fq_coll_subsys = {
 	.name = "coll",
-	.start = fq_comm_init,
-	.stop = fq_comm_exit,
+	.start = fq_coll_subsys_start,
+	.stop = fq_coll_subsys_stop,
 	.nl_ops = fq_comm_nl_ops,
 	.dev_remove = fq_comm_subsys_dev_remove,
 };

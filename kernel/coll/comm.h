@@ -5,9 +5,10 @@
  * transport) and coll.c (the engine that runs the schedules).
  *
  * Lock order (the module's one order is in Documentation/design.md): the
- * file's lock, fq_comm.run_lock, fq_comms_lock, fq_comm.hw_rwsem, rdma_cm's
- * handler_mutex, fq_comm.setup_lock, then the leaves fq_comm.lock,
- * stats_lock, op_lock and done_lock.  rdma_cm handlers take only
+ * file's lock, fq_comm.run_lock, telemetry's fq_tm_stats_ext_lock (around
+ * the STATS_GET part, comm_stats_netlink.c), fq_comms_lock,
+ * fq_comm.hw_rwsem, rdma_cm's handler_mutex, fq_comm.setup_lock, then the
+ * leaves fq_comm.lock, stats_lock, op_lock and done_lock.  rdma_cm handlers take only
  * setup_lock and lock, so teardown may wait for them while holding
  * hw_rwsem; teardown takes setup_lock alone first to stop them.
  */
@@ -448,6 +449,10 @@ int fq_comm_for_each(int (*fn)(struct fq_comm *comm, void *arg), void *arg);
 const char *fq_comm_state_name(const struct fq_comm *comm);
 
 /* comm_netlink.c */
+int fq_nl_put_addr(struct sk_buff *skb, int type, const struct sockaddr_storage *ss);
+
+/* comm_stats_netlink.c: the communicators' part of telemetry's STATS_GET */
+extern const struct fq_tm_stats_ext fq_comm_stats_ext;
 
 /* comm_debugfs.c */
 void fq_debugfs_comm_init(void);

@@ -21,7 +21,15 @@ static const struct nla_policy fq_nl_comm_policy[FABRIQ_A_COMM_MAX + 1] = {
 	[FABRIQ_A_COMM_ID] = { .type = NLA_U64 },
 };
 
-static int fq_nl_put_addr(struct sk_buff *skb, int type, const struct sockaddr_storage *ss)
+/**
+ * fq_nl_put_addr() - a rank's IP address (without its port) as an attribute
+ * @skb: the message
+ * @type: the attribute
+ * @ss: the address, AF_INET or AF_INET6
+ *
+ * Also for STATS_GET's peers (comm_stats_netlink.c).  Return: 0 or -EMSGSIZE.
+ */
+int fq_nl_put_addr(struct sk_buff *skb, int type, const struct sockaddr_storage *ss)
 {
 	if (ss->ss_family == AF_INET)
 		return nla_put(skb, type, 4, &((const struct sockaddr_in *)ss)->sin_addr);

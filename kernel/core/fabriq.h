@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * fabriq.h - the core's objects (devices, ports) and what the core offers
- * every subsystem: lookups, port queries, netlink helpers, debugfs root.
+ * every subsystem: lookups, port queries, SMPs to the local SMA, netlink
+ * helpers, debugfs root.
  *
  * Lock order: the module has one, in Documentation/design.md; here,
  * fabriq_devs_lock before fabriq_dev.lock.
@@ -133,6 +134,13 @@ struct fabriq_dev *fabriq_nl_dev_lookup(struct genl_info *info, int index_type,
 					int name_type);
 void *fabriq_nl_put_hdr(struct sk_buff *skb, u32 portid, u32 seq, int flags, u8 cmd);
 void fabriq_nl_event(u8 cmd, int (*fill)(struct sk_buff *msg, const void *arg), const void *arg);
+
+/* smp.c: SMPs to a local port's SMA */
+#define FABRIQ_SMP_DATA_LEN	64	/* the attribute data of an SMP */
+int fabriq_smp(struct ib_device *ibdev, u32 port, u8 method, __be16 attr_id, u32 attr_mod,
+	       u8 *data, u16 *status);
+int fabriq_smp_get(struct ib_device *ibdev, u32 port, __be16 attr_id, u32 attr_mod,
+		   void *out, size_t len);
 
 /* debugfs.c */
 void fabriq_debugfs_init(void);

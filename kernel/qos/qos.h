@@ -5,7 +5,7 @@
  *
  *   qos.c          intent store, set/get, re-apply, drift check; it only
  *                  calls the backends of a port through struct fabriq_qos_ops
- *   qos_ib.c       backend: InfiniBand ports, SMPs through process_mad
+ *   qos_ib.c       backend: InfiniBand ports, SMPs to the local SMA (core/smp.c)
  *   qos_dcb.c      backend: RoCE ports, the netdev's DCB (IEEE 802.1Qaz) ops
  *   qos_backend.c  backend: a driver's registered ops (fabriq_backend.h)
  *   qos_red.c      backend: ECN on netdevs without a driver backend, RED qdiscs
@@ -217,10 +217,6 @@ void fabriq_nl_qos_notify(u8 cmd, const char *dev_name, u32 port, u32 drift,
 
 /* qos_backend.c (the driver-facing half is in fabriq_backend.h) */
 void fabriq_qos_backend_name(struct ib_device *ibdev, char *buf, size_t len);
-
-/* qos_ib.c: the local SMA, for telemetry */
-int fabriq_smp_get(struct ib_device *ibdev, u32 port, __be16 attr_id, u32 attr_mod,
-		   void *out, size_t len);
 
 /* qos.c: what the device hooks and debugfs tell the QoS intent store */
 void fabriq_qos_dev_added(struct fabriq_dev *fdev);

@@ -317,7 +317,7 @@ static void fq_det_vl(struct fq_tm_port *tm, const struct fq_tm_sample *a,
 	for (vl = 0; vl < FABRIQ_NUM_VL; vl++) {
 		u64 ppm;
 
-		if (!(tm->vl_present & BIT(vl)))
+		if (!(a->vl_present & BIT(vl)))
 			continue;
 		ppm = div64_u64(fq_rise(a->vl_wait[vl], b->vl_wait[vl]) * FQ_XMIT_WAIT_TICK_NS *
 				1000000, dt);
@@ -331,7 +331,7 @@ static void fq_det_vl(struct fq_tm_port *tm, const struct fq_tm_sample *a,
 static void fq_det_link(struct fq_tm_port *tm, const struct fq_tm_sample *a,
 			const struct fq_tm_sample *b, struct fq_ev_subject *subj)
 {
-	bool downed = test_bit(FABRIQ_CTR_LINK_DOWNED, tm->present) &&
+	bool downed = test_bit(FABRIQ_CTR_LINK_DOWNED, a->present) &&
 		      fq_delta(a, b, FABRIQ_CTR_LINK_DOWNED);
 	bool slow = a->max_rate_mbps && a->rate_mbps && a->rate_mbps < a->max_rate_mbps;
 
@@ -346,14 +346,14 @@ static void fq_det_ecn(struct fq_tm_port *tm, const struct fq_tm_sample *a,
 	struct fq_det_config cfg;
 	bool cond;
 
-	if (test_bit(FABRIQ_CTR_ECN_MARKED, tm->present))
+	if (test_bit(FABRIQ_CTR_ECN_MARKED, a->present))
 		marks = fq_delta(a, b, FABRIQ_CTR_ECN_MARKED);
-	if (test_bit(FABRIQ_CTR_CNP_SENT, tm->present))
+	if (test_bit(FABRIQ_CTR_CNP_SENT, a->present))
 		cnps = fq_delta(a, b, FABRIQ_CTR_CNP_SENT);
-	if (test_bit(FABRIQ_CTR_CNP_IGNORED, tm->present))
+	if (test_bit(FABRIQ_CTR_CNP_IGNORED, a->present))
 		ignored = fq_delta(a, b, FABRIQ_CTR_CNP_IGNORED);
 	fq_det_config_get(FABRIQ_DET_ECN_ANOMALY, &cfg);
-	cond = (marks > cfg.threshold && !cnps && test_bit(FABRIQ_CTR_CNP_SENT, tm->present)) ||
+	cond = (marks > cfg.threshold && !cnps && test_bit(FABRIQ_CTR_CNP_SENT, a->present)) ||
 	       ignored > cfg.threshold;
 	fq_det_eval(&tm->det_port[FABRIQ_DET_ECN_ANOMALY], FABRIQ_DET_ECN_ANOMALY, subj, cond,
 		    ignored ? ignored : marks, a->t_ns);
@@ -375,9 +375,9 @@ static void fq_det_errors(struct fq_tm_port *tm, struct fq_ev_subject *subj)
 	fq_det_config_get(FABRIQ_DET_ERROR_RATE, &cfg);
 	b = fq_det_back(tm, cfg.window_ms);
 	for (i = 0; i < ARRAY_SIZE(fq_error_ctrs); i++)
-		if (test_bit(fq_error_ctrs[i], tm->present))
+		if (test_bit(fq_error_ctrs[i], a->present))
 			errs += fq_delta(a, b, fq_error_ctrs[i]);
-	if (test_bit(FABRIQ_CTR_TX_PKTS, tm->present))
+	if (test_bit(FABRIQ_CTR_TX_PKTS, a->present))
 		pkts += fq_delta(a, b, FABRIQ_CTR_TX_PKTS) + fq_delta(a, b, FABRIQ_CTR_RX_PKTS);
 	else
 		pkts += fq_delta(a, b, FABRIQ_CTR_OWN_TX_WRS) +

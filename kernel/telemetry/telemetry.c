@@ -69,7 +69,8 @@ static u64 fq_per_sec(u64 now, u64 then, u64 dt_ns)
 /**
  * fq_tm_rates() - per-second rates between the two newest samples
  * @tm: the port's sampler
- * @rate: filled like a sample (t_ns: the interval between them)
+ * @rate: filled like a sample (t_ns: the interval between them), with the
+ *	  newer sample's present bits
  *
  * Context: tm->lock held.  Return: false if there are not two samples yet.
  */
@@ -91,6 +92,8 @@ bool fq_tm_rates(struct fq_tm_port *tm, struct fq_tm_sample *rate)
 			rate->pause[i][p] = fq_per_sec(a->pause[i][p], b->pause[i][p], dt);
 	for (i = 0; i < FABRIQ_NUM_VL; i++)
 		rate->vl_wait[i] = fq_per_sec(a->vl_wait[i], b->vl_wait[i], dt);
+	bitmap_copy(rate->present, a->present, FQ_TM_NUM_CTR);
+	rate->vl_present = a->vl_present;
 	return true;
 }
 
@@ -136,9 +139,7 @@ void fq_tm_snapshot(struct fq_tm_port *tm, struct fq_tm_snapshot *sn)
 		sn->has_now = true;
 	}
 	sn->has_rate = fq_tm_rates(tm, &sn->rate);
-	bitmap_copy(sn->present, tm->present, FQ_TM_NUM_CTR);
 	sn->has_pause = tm->has_pause;
-	sn->vl_present = tm->vl_present;
 	sn->count = tm->count;
 	sn->ring_size = tm->ring_size;
 	sn->sample_ns = tm->sample_ns;

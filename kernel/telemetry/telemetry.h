@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * telemetry.h - the per-port sampler (telemetry.c), its counter sources
- * (telemetry_src.c), the detectors and their events (detect.c), and the
- * netlink (telemetry_netlink.c) and debugfs (telemetry_debugfs.c) views.
+ * (telemetry_src.c), the detectors and their events (detect.c), the
+ * netlink (telemetry_netlink.c) and debugfs (telemetry_debugfs.c) views,
+ * and the stats dump extension through which another subsystem adds its
+ * part to STATS_GET.
  *
  * Lock order (the module's one order is in Documentation/design.md):
- * fq_tm_cfg_lock (telemetry.c), fabriq_devs_lock, fabriq_dev.lock,
- * rtnl_lock, fq_tm_port.lock, fq_ev_lock (detect.c; a leaf).  The sampler
- * holds fabriq_dev.lock or rtnl_lock, never both; QoS holds rtnl_lock
- * under fabriq_dev.lock, which the order allows.
+ * fq_tm_stats_ext_lock (telemetry_netlink.c; held across the extension's
+ * dump, so above every lock that takes), fq_tm_cfg_lock (telemetry.c),
+ * fabriq_devs_lock, fabriq_dev.lock, rtnl_lock, fq_tm_port.lock,
+ * fq_ev_lock (detect.c; a leaf).  The sampler holds fabriq_dev.lock or
+ * rtnl_lock, never both; QoS holds rtnl_lock under fabriq_dev.lock, which
+ * the order allows.
  */
 #ifndef _FABRIQ_TELEMETRY_H
 #define _FABRIQ_TELEMETRY_H
@@ -50,9 +54,12 @@ enum fq_own_ctr {
 /**
  * struct fq_tm_sample - everything read from a port at one instant
  * @t_ns: CLOCK_MONOTONIC when it was taken
- * @ctr: enum fabriq_ctr; valid where fq_tm_port.present says so
+ * @ctr: enum fabriq_ctr; valid where @present says so
  * @pause: [enum fabriq_pause_ctr][priority], valid if fq_tm_port.has_pause
- * @vl_wait: XmitWait per VL, valid where fq_tm_port.vl_present says so
+ * @vl_wait: XmitWait per VL, valid where @vl_present says so
+ * @present: bitmap of enum fabriq_ctr some source filled in @ctr (each
+ *	     source sets the bits of the values it fills)
+ * @vl_present: bitmap of VLs with an XmitWait counter in @vl_wait (IB)
  * @rate_mbps: active width x lane rate
  * @max_rate_mbps: the best the port supports (0: unknown)
  */
@@ -61,6 +68,8 @@ struct fq_tm_sample {
 	u64 ctr[FQ_TM_NUM_CTR];
 	u64 pause[FABRIQ_PAUSE_NUM][FQ_TM_NUM_PRIO];
 	u64 vl_wait[FABRIQ_NUM_VL];
+	DECLARE_BITMAP(present, FQ_TM_NUM_CTR);
+	u32 vl_present;
 	u32 rate_mbps;
 	u32 max_rate_mbps;
 };
@@ -109,9 +118,7 @@ struct fq_tm_ethtool_map {
  * @ring_size: slots in @ring
  * @head: next slot to fill
  * @count: filled slots
- * @present: bitmap of enum fabriq_ctr the port has
  * @has_pause: per-priority pause counters found (RoCE)
- * @vl_present: bitmap of VLs with an XmitWait counter (IB)
  * @hw: the driver's counters, or NULL
  * @hw_map: for each of @hw's counters, the enum fabriq_ctr it feeds (0: none)
  * @eth: where the netdev's pause counters are
@@ -140,9 +147,7 @@ struct fq_tm_port {
 	u32 ring_size;
 	u32 head;
 	u32 count;
-	DECLARE_BITMAP(present, FQ_TM_NUM_CTR);
 	bool has_pause;
-	u32 vl_present;
 	struct rdma_hw_stats *hw;
 	u8 *hw_map;
 	struct fq_tm_ethtool_map eth;
@@ -162,13 +167,12 @@ struct fq_tm_port {
 
 /**
  * struct fq_tm_snapshot - a port's sampler state, copied under its lock
- * @now: the newest sample (valid if @has_now)
- * @rate: per-second rates from the two newest (valid if @has_rate)
+ * @now: the newest sample (valid if @has_now), its present bits with it
+ * @rate: per-second rates from the two newest (valid if @has_rate), with
+ *	  the newest one's present bits
  * @has_now: a sample exists
  * @has_rate: two samples exist
- * @present: the counters some source provides
  * @has_pause: the netdev has per-priority pause counters
- * @vl_present: the VLs with an XmitWait counter
  * @count: samples in the ring
  * @ring_size: the ring's size
  * @sample_ns: time spent sampling, in all
@@ -182,9 +186,7 @@ struct fq_tm_snapshot {
 	struct fq_tm_sample rate;
 	bool has_now;
 	bool has_rate;
-	DECLARE_BITMAP(present, FQ_TM_NUM_CTR);
 	bool has_pause;
-	u32 vl_present;
 	u32 count;
 	u32 ring_size;
 	u64 sample_ns;
@@ -239,7 +241,46 @@ void fq_det_eval(struct fq_det_state *st, u8 det, const struct fq_ev_subject *su
 		 bool cond, u64 value, u64 now_ns);
 void fq_det_log_show(struct seq_file *s, u32 dev_index, u32 port);
 
+/**
+ * struct fq_tm_stats_filter - what a STATS_GET request selects
+ * @has_dev: only the device @dev_index
+ * @dev_index: see @has_dev
+ * @dev_name: only the device of this name (NULL: any)
+ * @port: only this port of it (0: every port)
+ * @has_comm: only communicator @comm_id (and no ports)
+ * @comm_id: see @has_comm
+ */
+struct fq_tm_stats_filter {
+	bool has_dev;
+	u32 dev_index;
+	const char *dev_name;
+	u32 port;
+	bool has_comm;
+	u64 comm_id;
+};
+
+/* where a stats dump extension is in the dump: its own, zero at the start */
+struct fq_tm_stats_ext_cursor {
+	u64 opaque[2];
+};
+
+/**
+ * struct fq_tm_stats_ext - a part of the STATS_GET dump that another
+ * subsystem fills after the ports (coll: one message per communicator)
+ * @dump: add messages to @skb from @cur on, moving @cur past what it
+ *	  added.  Called only when the request names no device.  Return: 0
+ *	  when its part is complete, -EMSGSIZE when @skb is full (it is called
+ *	  again with the next one and the same @cur), or another -errno.
+ *	  Context: process context, may sleep.
+ */
+struct fq_tm_stats_ext {
+	int (*dump)(struct sk_buff *skb, struct netlink_callback *cb,
+		    const struct fq_tm_stats_filter *f, struct fq_tm_stats_ext_cursor *cur);
+};
+
 /* telemetry_netlink.c */
+int fq_tm_stats_ext_register(const struct fq_tm_stats_ext *ext);
+void fq_tm_stats_ext_unregister(const struct fq_tm_stats_ext *ext);
 
 /* telemetry_debugfs.c */
 void fq_tm_debugfs_port_add(struct fabriq_port *port, struct dentry *dir);

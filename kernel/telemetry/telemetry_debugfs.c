@@ -33,7 +33,9 @@ static struct fq_tm_snapshot *fq_tm_view(struct fabriq_port *port)
 	return v;
 }
 
-static void fq_tm_show_ctrs(struct seq_file *s, const struct fq_tm_snapshot *v, const u64 *vals)
+/* @smp: the sample (or rates) whose counters to show, with its present bits */
+static void fq_tm_show_ctrs(struct seq_file *s, const struct fq_tm_snapshot *v,
+			    const struct fq_tm_sample *smp)
 {
 	struct fq_tm_config cfg;
 	int i;
@@ -42,8 +44,8 @@ static void fq_tm_show_ctrs(struct seq_file *s, const struct fq_tm_snapshot *v, 
 	seq_printf(s, "# interval_ms %u samples %u/%u sample_ns %llu\n", cfg.interval_ms,
 		   v->count, v->ring_size, v->samples ? div64_u64(v->sample_ns, v->samples) : 0);
 	for (i = 1; i < FQ_TM_NUM_CTR; i++) {
-		if (test_bit(i, v->present))
-			seq_printf(s, "%-20s %llu\n", fq_ctr_names[i], vals[i]);
+		if (test_bit(i, smp->present))
+			seq_printf(s, "%-20s %llu\n", fq_ctr_names[i], smp->ctr[i]);
 		else
 			seq_printf(s, "%-20s -\n", fq_ctr_names[i]);
 	}
@@ -56,7 +58,7 @@ static int fq_tm_counters_show(struct seq_file *s, void *unused)
 	if (!v)
 		return -ENOMEM;
 	if (v->has_now)
-		fq_tm_show_ctrs(s, v, v->now.ctr);
+		fq_tm_show_ctrs(s, v, &v->now);
 	else
 		seq_puts(s, "# no sample yet\n");
 	kfree(v);
@@ -71,7 +73,7 @@ static int fq_tm_rates_show(struct seq_file *s, void *unused)
 	if (!v)
 		return -ENOMEM;
 	if (v->has_rate)
-		fq_tm_show_ctrs(s, v, v->rate.ctr);
+		fq_tm_show_ctrs(s, v, &v->rate);
 	else
 		seq_puts(s, "# fewer than two samples yet\n");
 	kfree(v);
@@ -117,14 +119,14 @@ static int fq_tm_vl_show(struct seq_file *s, void *unused)
 
 	if (!v)
 		return -ENOMEM;
-	if (!v->has_now || !v->vl_present) {
+	if (!v->has_now || !v->now.vl_present) {
 		seq_puts(s, "# no per-VL XmitWait counters on this port\n");
 		kfree(v);
 		return 0;
 	}
 	seq_printf(s, "%-3s %12s %14s\n", "vl", "xmit_wait", "xmit_wait/s");
 	for (vl = 0; vl < FABRIQ_NUM_VL; vl++)
-		if (v->vl_present & BIT(vl))
+		if (v->now.vl_present & BIT(vl))
 			seq_printf(s, "%-3d %12llu %14llu\n", vl, v->now.vl_wait[vl],
 				   v->has_rate ? v->rate.vl_wait[vl] : 0);
 	kfree(v);

@@ -2,23 +2,25 @@
 /*
  * telemetry_netlink.c - STATS_GET (dump), CONFIG_GET and CONFIG_SET.
  *
- * The STATS_GET dump sends one message per port, then one per
- * communicator; a communicator with more peers than fit in one message
- * continues in the next, which repeats COMM_ID and COMM_RANK.  Its cursor
- * (struct fq_nl_stats_cursor) lives in cb->ctx.
+ * The STATS_GET dump sends one message per port, then the messages of the
+ * stats dump extension another subsystem registered (coll: one per
+ * communicator, kernel/coll/comm_stats_netlink.c).  Its cursor (struct
+ * fq_nl_stats_cursor, with the extension's opaque part) lives in cb->ctx.
+ * The extension is called under fq_tm_stats_ext_lock (read), so
+ * unregistering it waits for a dump inside it.
  *
  * CONFIG_SET is read-modify-write: absent attributes keep their value.
  * Every value is checked before any is applied, so a rejected request
  * changes nothing.
  */
 #include <linux/limits.h>
+#include <linux/rwsem.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
 
 #include "core/compat.h"
 #include "core/fabriq.h"
-#include "coll/comm.h"
 #include "telemetry.h"
 
 /* not const: 6.1's NLA_POLICY_FULL_RANGE() takes a non-const pointer */
@@ -70,24 +72,68 @@ static const struct nla_policy fq_nl_config_policy[FABRIQ_A_CONFIG_MAX + 1] = {
 };
 
 struct fq_nl_stats_cursor {
-	u32 phase;		/* 0: ports, 1: communicators, 2: done */
+	u32 phase;		/* 0: ports, 1: the extension, 2: done */
 	u32 dev_index;		/* next device */
 	u32 port_idx;		/* next port of it */
-	u32 peer;		/* next peer of the communicator at @serial */
-	u64 serial;		/* next communicator */
+	struct fq_tm_stats_ext_cursor ext;	/* the extension's, opaque */
 };
 
-struct fq_nl_stats_filter {
-	bool has_dev;
-	u32 dev_index;
-	const char *dev_name;
-	u32 port;
-	bool has_comm;
-	u64 comm_id;
-};
+/* protects fq_tm_stats_ext; held (read) across its dump callback */
+static DECLARE_RWSEM(fq_tm_stats_ext_lock);
+static const struct fq_tm_stats_ext *fq_tm_stats_ext;
 
-static int fq_nl_put_ctrs(struct sk_buff *skb, int type, const u64 *vals,
-			  const unsigned long *present)
+/**
+ * fq_tm_stats_ext_register() - add a part to the STATS_GET dump
+ * @ext: what fills it; must stay until fq_tm_stats_ext_unregister()
+ *
+ * Dumps that start later, and later passes of dumps already running, call
+ * it after the ports.  Context: process context.  Return: 0, or -EBUSY if
+ * another extension is registered.
+ */
+int fq_tm_stats_ext_register(const struct fq_tm_stats_ext *ext)
+{
+	int err = 0;
+
+	down_write(&fq_tm_stats_ext_lock);
+	if (fq_tm_stats_ext)
+		err = -EBUSY;
+	else
+		fq_tm_stats_ext = ext;
+	up_write(&fq_tm_stats_ext_lock);
+	return err;
+}
+
+/**
+ * fq_tm_stats_ext_unregister() - remove the part added by @ext
+ * @ext: as registered
+ *
+ * Waits for a dump inside @ext->dump; no dump calls it once this returns
+ * (a dump still running ends after its ports).  Context: process context,
+ * none of the locks @ext->dump takes held.
+ */
+void fq_tm_stats_ext_unregister(const struct fq_tm_stats_ext *ext)
+{
+	down_write(&fq_tm_stats_ext_lock);
+	if (fq_tm_stats_ext == ext)
+		fq_tm_stats_ext = NULL;
+	up_write(&fq_tm_stats_ext_lock);
+}
+
+/* The extension's messages.  Return: 0 (all sent, or no extension), -EMSGSIZE or -errno. */
+static int fq_nl_dump_ext(struct sk_buff *skb, struct netlink_callback *cb,
+			  struct fq_nl_stats_cursor *cur, const struct fq_tm_stats_filter *f)
+{
+	int err = 0;
+
+	down_read(&fq_tm_stats_ext_lock);
+	if (fq_tm_stats_ext)
+		err = fq_tm_stats_ext->dump(skb, cb, f, &cur->ext);
+	up_read(&fq_tm_stats_ext_lock);
+	return err;
+}
+
+/* the counters of @s (a sample or rates) that its present bits name */
+static int fq_nl_put_ctrs(struct sk_buff *skb, int type, const struct fq_tm_sample *s)
 {
 	struct nlattr *nest = nla_nest_start(skb, type);
 	int i;
@@ -95,8 +141,8 @@ static int fq_nl_put_ctrs(struct sk_buff *skb, int type, const u64 *vals,
 	if (!nest)
 		return -EMSGSIZE;
 	for (i = 1; i < FQ_TM_NUM_CTR; i++)
-		if (test_bit(i, present) &&
-		    nla_put_u64_64bit(skb, i, vals[i], FABRIQ_CTR_UNSPEC))	/* pad: type 0 */
+		if (test_bit(i, s->present) &&
+		    nla_put_u64_64bit(skb, i, s->ctr[i], FABRIQ_CTR_UNSPEC))	/* pad: type 0 */
 			return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -133,14 +179,14 @@ static int fq_nl_put_prios(struct sk_buff *skb, const struct fq_tm_sample *now,
 	return 0;
 }
 
-static int fq_nl_put_vls(struct sk_buff *skb, u32 vl_present, const struct fq_tm_sample *now,
+static int fq_nl_put_vls(struct sk_buff *skb, const struct fq_tm_sample *now,
 			 const struct fq_tm_sample *rate)
 {
 	struct nlattr *nest;
 	int vl;
 
 	for (vl = 0; vl < FABRIQ_NUM_VL; vl++) {
-		if (!(vl_present & BIT(vl)))
+		if (!(now->vl_present & BIT(vl)))
 			continue;
 		nest = nla_nest_start(skb, FABRIQ_A_STATS_VL);
 		if (!nest || nla_put_u8(skb, FABRIQ_A_STATS_VL_VL, vl) ||
@@ -180,12 +226,11 @@ static int fq_nl_fill_port(struct sk_buff *skb, struct netlink_callback *cb,
 	    nla_put_u64_64bit(skb, FABRIQ_A_STATS_SAMPLE_NS,
 			      sn->samples ? div64_u64(sn->sample_ns, sn->samples) : 0,
 			      FABRIQ_A_STATS_PAD) ||
-	    fq_nl_put_ctrs(skb, FABRIQ_A_STATS_COUNTERS, sn->now.ctr, sn->present) ||
-	    (sn->has_rate &&
-	     fq_nl_put_ctrs(skb, FABRIQ_A_STATS_RATES, sn->rate.ctr, sn->present)) ||
+	    fq_nl_put_ctrs(skb, FABRIQ_A_STATS_COUNTERS, &sn->now) ||
+	    (sn->has_rate && fq_nl_put_ctrs(skb, FABRIQ_A_STATS_RATES, &sn->rate)) ||
 	    (sn->has_pause &&
 	     fq_nl_put_prios(skb, &sn->now, sn->has_rate ? &sn->rate : NULL)) ||
-	    fq_nl_put_vls(skb, sn->vl_present, &sn->now, sn->has_rate ? &sn->rate : NULL)) {
+	    fq_nl_put_vls(skb, &sn->now, sn->has_rate ? &sn->rate : NULL)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -193,7 +238,7 @@ static int fq_nl_fill_port(struct sk_buff *skb, struct netlink_callback *cb,
 	return 0;
 }
 
-static bool fq_nl_dev_matches(const struct fabriq_dev *fdev, const struct fq_nl_stats_filter *f)
+static bool fq_nl_dev_matches(const struct fabriq_dev *fdev, const struct fq_tm_stats_filter *f)
 {
 	if (fdev->unsupported)
 		return false;
@@ -203,7 +248,7 @@ static bool fq_nl_dev_matches(const struct fabriq_dev *fdev, const struct fq_nl_
 }
 
 static int fq_nl_dump_ports(struct sk_buff *skb, struct netlink_callback *cb,
-			    struct fq_nl_stats_cursor *cur, const struct fq_nl_stats_filter *f)
+			    struct fq_nl_stats_cursor *cur, const struct fq_tm_stats_filter *f)
 {
 	struct fq_tm_snapshot *sn;
 	struct fabriq_dev *fdev;
@@ -237,163 +282,7 @@ static int fq_nl_dump_ports(struct sk_buff *skb, struct netlink_callback *cb,
 	return err;
 }
 
-static int fq_coll_u64(struct sk_buff *skb, int type, u64 v)
-{
-	return nla_put_u64_64bit(skb, type, v, FABRIQ_A_STATS_COLL_PAD);
-}
-
-static int fq_peer_u64(struct sk_buff *skb, int type, u64 v)
-{
-	return nla_put_u64_64bit(skb, type, v, FABRIQ_A_STATS_PEER_PAD);
-}
-
-static int fq_nl_put_coll(struct sk_buff *skb, const struct fq_comm_stats *st, u32 c)
-{
-	struct nlattr *nest = nla_nest_start(skb, FABRIQ_A_STATS_COLL);
-	u64 p50, p99, p999;
-	u32 lo = 0, hi = FABRIQ_HIST_BUCKETS - 1;
-
-	/* only the buckets from the first to the last in use */
-	while (lo < hi && !st->hist[c][lo])
-		lo++;
-	while (hi > lo && !st->hist[c][hi])
-		hi--;
-	fq_stats_hist_pct(st->hist[c], st->count[c], &p50, &p99, &p999);
-	if (!nest || nla_put_u8(skb, FABRIQ_A_STATS_COLL_TYPE, c) ||
-	    fq_coll_u64(skb, FABRIQ_A_STATS_COLL_COUNT, st->count[c]) ||
-	    fq_coll_u64(skb, FABRIQ_A_STATS_COLL_SUM_NS, st->sum_ns[c]) ||
-	    fq_coll_u64(skb, FABRIQ_A_STATS_COLL_MIN_NS, st->min_ns[c]) ||
-	    fq_coll_u64(skb, FABRIQ_A_STATS_COLL_MAX_NS, st->max_ns[c]) ||
-	    fq_coll_u64(skb, FABRIQ_A_STATS_COLL_P50_NS, p50) ||
-	    fq_coll_u64(skb, FABRIQ_A_STATS_COLL_P99_NS, p99) ||
-	    fq_coll_u64(skb, FABRIQ_A_STATS_COLL_P999_NS, p999) ||
-	    nla_put_u8(skb, FABRIQ_A_STATS_COLL_BUCKET_FIRST, lo) ||
-	    nla_put(skb, FABRIQ_A_STATS_COLL_BUCKETS, (hi - lo + 1) * sizeof(u64),
-		    &st->hist[c][lo]))
-		return -EMSGSIZE;
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-static int fq_nl_put_sockaddr(struct sk_buff *skb, int type, const struct sockaddr_storage *ss)
-{
-	if (ss->ss_family == AF_INET6)
-		return nla_put(skb, type, 16, &((const struct sockaddr_in6 *)ss)->sin6_addr);
-	return nla_put(skb, type, 4, &((const struct sockaddr_in *)ss)->sin_addr);
-}
-
-static int fq_nl_put_peer(struct sk_buff *skb, struct fq_comm *comm, struct fq_peer *p)
-{
-	struct nlattr *nest = nla_nest_start(skb, FABRIQ_A_STATS_PEER);
-	u64 steps, wait, wait_max, wait_last;
-	struct fq_qp_stats qs;
-	u32 inflight;
-	bool slow;
-
-	if (!nest)
-		return -EMSGSIZE;
-	fq_stats_peer_qp(comm, p, &qs, &inflight);
-	spin_lock_bh(&comm->stats_lock);
-	steps = p->steps;
-	wait = p->wait_ns;
-	wait_max = p->wait_max_ns;
-	wait_last = p->wait_last_ns;
-	slow = p->slow.raised;
-	spin_unlock_bh(&comm->stats_lock);
-	if (nla_put_u32(skb, FABRIQ_A_STATS_PEER_RANK, p->rank) ||
-	    fq_nl_put_sockaddr(skb, FABRIQ_A_STATS_PEER_ADDR, &comm->addrs[p->rank]) ||
-	    fq_peer_u64(skb, FABRIQ_A_STATS_PEER_TX_BYTES, qs.tx_bytes) ||
-	    fq_peer_u64(skb, FABRIQ_A_STATS_PEER_RX_BYTES, qs.rx_bytes) ||
-	    fq_peer_u64(skb, FABRIQ_A_STATS_PEER_TX_WRS, qs.tx_wrs) ||
-	    fq_peer_u64(skb, FABRIQ_A_STATS_PEER_RX_WRS, qs.rx_wrs) ||
-	    fq_peer_u64(skb, FABRIQ_A_STATS_PEER_ERRORS, qs.errors) ||
-	    nla_put_u32(skb, FABRIQ_A_STATS_PEER_OUTSTANDING, inflight) ||
-	    nla_put_u64_64bit(skb, FABRIQ_A_STATS_PEER_CQE_AVG_NS,
-			      qs.tx_wrs ? div64_u64(qs.cqe_ns, qs.tx_wrs) : 0,
-			      FABRIQ_A_STATS_PEER_PAD) ||
-	    fq_peer_u64(skb, FABRIQ_A_STATS_PEER_CQE_MAX_NS, qs.cqe_max_ns) ||
-	    fq_peer_u64(skb, FABRIQ_A_STATS_PEER_STEPS, steps) ||
-	    fq_peer_u64(skb, FABRIQ_A_STATS_PEER_WAIT_NS, wait) ||
-	    fq_peer_u64(skb, FABRIQ_A_STATS_PEER_WAIT_MAX_NS, wait_max) ||
-	    fq_peer_u64(skb, FABRIQ_A_STATS_PEER_WAIT_LAST_NS, wait_last) ||
-	    (slow && nla_put_flag(skb, FABRIQ_A_STATS_PEER_SLOW))) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-struct fq_nl_stats_dump {
-	struct sk_buff *skb;
-	struct netlink_callback *cb;
-	struct fq_nl_stats_cursor *cur;
-	const struct fq_nl_stats_filter *f;
-	struct fq_comm_stats *st;
-};
-
-/* One message of a communicator: the histograms with its first peers, or more peers. */
-static int fq_nl_fill_comm(struct fq_nl_stats_dump *d, struct fq_comm *comm)
-{
-	struct sk_buff *skb = d->skb;
-	bool first = d->cur->peer == 0, any = false;
-	void *hdr;
-	u32 c, r;
-
-	hdr = fabriq_nl_put_hdr(skb, NETLINK_CB(d->cb->skb).portid, d->cb->nlh->nlmsg_seq,
-				NLM_F_MULTI, FABRIQ_CMD_STATS_GET);
-	if (!hdr)
-		return -EMSGSIZE;
-	if (nla_put_u64_64bit(skb, FABRIQ_A_STATS_COMM_ID, comm->id, FABRIQ_A_STATS_PAD) ||
-	    nla_put_u32(skb, FABRIQ_A_STATS_COMM_RANK, comm->rank) ||
-	    nla_put_u32(skb, FABRIQ_A_STATS_COMM_NRANKS, comm->nranks))
-		goto err_cancel;
-	if (first) {
-		spin_lock_bh(&comm->stats_lock);
-		*d->st = comm->stats;
-		spin_unlock_bh(&comm->stats_lock);
-		for (c = 0; c < __FABRIQ_COLL_MAX; c++)
-			if (d->st->count[c] && fq_nl_put_coll(skb, d->st, c))
-				goto err_cancel;
-	}
-	mutex_lock(&comm->setup_lock);
-	for (r = d->cur->peer; r < comm->nranks; r++) {
-		if (r == comm->rank)
-			continue;
-		if (fq_nl_put_peer(skb, comm, &comm->peers[r]))
-			break;
-		any = true;
-	}
-	mutex_unlock(&comm->setup_lock);
-	if (r < comm->nranks && !any && !first)
-		goto err_cancel;	/* not even one peer fits: try a fresh skb */
-	d->cur->peer = r < comm->nranks ? r : 0;
-	genlmsg_end(skb, hdr);
-	return r < comm->nranks ? -EMSGSIZE : 0;
-
-err_cancel:
-	genlmsg_cancel(skb, hdr);
-	return -EMSGSIZE;
-}
-
-static int fq_nl_stats_comm_one(struct fq_comm *comm, void *arg)
-{
-	struct fq_nl_stats_dump *d = arg;
-	int err;
-
-	if (comm->serial < d->cur->serial || (d->f->has_comm && comm->id != d->f->comm_id))
-		return 0;
-	if (comm->serial != d->cur->serial)
-		d->cur->peer = 0;
-	d->cur->serial = comm->serial;
-	err = fq_nl_fill_comm(d, comm);
-	if (err)
-		return err;
-	d->cur->serial = comm->serial + 1;
-	return 0;
-}
-
-static int fq_nl_stats_filter(struct netlink_callback *cb, struct fq_nl_stats_filter *f)
+static int fq_nl_stats_filter(struct netlink_callback *cb, struct fq_tm_stats_filter *f)
 {
 	struct nlattr **attrs = fabriq_dump_attrs(cb);
 
@@ -430,7 +319,7 @@ static int fq_nl_stats_filter(struct netlink_callback *cb, struct fq_nl_stats_fi
  */
 static int fq_nl_stats_get_start(struct netlink_callback *cb)
 {
-	struct fq_nl_stats_filter f;
+	struct fq_tm_stats_filter f;
 
 	return fq_nl_stats_filter(cb, &f);
 }
@@ -445,8 +334,7 @@ static int fq_nl_stats_get_start(struct netlink_callback *cb)
 static int fq_nl_stats_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct fq_nl_stats_cursor *cur = (void *)cb->ctx;
-	struct fq_nl_stats_filter f;
-	struct fq_nl_stats_dump d = { .skb = skb, .cb = cb, .cur = cur, .f = &f };
+	struct fq_tm_stats_filter f;
 	int err;
 
 	BUILD_BUG_ON(sizeof(*cur) > sizeof(cb->ctx));
@@ -466,11 +354,7 @@ static int fq_nl_stats_get_dumpit(struct sk_buff *skb, struct netlink_callback *
 			cur->phase = 2;
 			return skb->len;
 		}
-		d.st = kmalloc(sizeof(*d.st), GFP_KERNEL);
-		if (!d.st)
-			return -ENOMEM;
-		err = fq_comm_for_each(fq_nl_stats_comm_one, &d);
-		kfree(d.st);
+		err = fq_nl_dump_ext(skb, cb, cur, &f);
 		if (err)
 			return err == -EMSGSIZE && skb->len ? skb->len : err;
 		cur->phase = 2;

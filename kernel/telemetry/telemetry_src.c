@@ -10,8 +10,9 @@
  *     per-priority pause names NICs use (rx_prio3_pause, ...);
  *   - fabriq's own traffic, counted by the transport.
  *
- * A counter no source provides stays out of fq_tm_port.present: absent,
- * not 0.
+ * Each source sets the sample's present bits (fq_tm_sample.present,
+ * vl_present) for the values it fills; a counter no source provides stays
+ * out of them: absent, not 0.
  */
 #include <linux/ethtool.h>
 #include <linux/netdevice.h>
@@ -23,7 +24,6 @@
 #include <rdma/ib_verbs.h>
 
 #include "core/fabriq.h"
-#include "qos/qos.h"
 #include "telemetry.h"
 
 /* Driver counter names (rxe, mlx5) and the catalogue entry they feed. */
@@ -93,8 +93,7 @@ static void fq_src_hw_setup(struct fq_tm_port *tm, struct ib_device *ibdev)
 	tm->hw = hw;
 }
 
-static void fq_src_hw(struct fq_tm_port *tm, struct ib_device *ibdev, struct fq_tm_sample *s,
-		      unsigned long *present)
+static void fq_src_hw(struct fq_tm_port *tm, struct ib_device *ibdev, struct fq_tm_sample *s)
 {
 	struct rdma_hw_stats *hw;
 	int i, n;
@@ -111,7 +110,7 @@ static void fq_src_hw(struct fq_tm_port *tm, struct ib_device *ibdev, struct fq_
 		if (!c || test_bit(i, hw->is_disabled))
 			continue;
 		s->ctr[c] += hw->value[i];
-		__set_bit(c, present);
+		__set_bit(c, s->present);
 	}
 	mutex_unlock(&hw->lock);
 }
@@ -194,16 +193,15 @@ static void fq_src_vl(struct fq_tm_port *tm, struct ib_device *ibdev,
 			tm->vl_raw[vl] = be16_to_cpu(clr.vl[vl]);
 }
 
-static void fq_set(struct fq_tm_sample *s, unsigned long *present, u8 c, u64 v)
+static void fq_set(struct fq_tm_sample *s, u8 c, u64 v)
 {
-	if (test_bit(c, present))
+	if (test_bit(c, s->present))
 		return;		/* the driver's own counter wins */
 	s->ctr[c] = v;
-	__set_bit(c, present);
+	__set_bit(c, s->present);
 }
 
-static void fq_src_pma(struct fq_tm_port *tm, struct ib_device *ibdev, struct fq_tm_sample *s,
-		       unsigned long *present)
+static void fq_src_pma(struct fq_tm_port *tm, struct ib_device *ibdev, struct fq_tm_sample *s)
 {
 	struct ib_pma_portcounters_ext ext;
 	struct fq_pma_vl_xmit_wait vw;
@@ -214,32 +212,29 @@ static void fq_src_pma(struct fq_tm_port *tm, struct ib_device *ibdev, struct fq
 	tm->pma_ext_ok = !fq_pma_get(ibdev, port, IB_PMA_PORT_COUNTERS_EXT, &ext, sizeof(ext));
 	if (tm->pma_ext_ok) {
 		/* PortXmitData and PortRcvData count 32-bit words */
-		fq_set(s, present, FABRIQ_CTR_TX_BYTES, be64_to_cpu(ext.port_xmit_data) * 4);
-		fq_set(s, present, FABRIQ_CTR_RX_BYTES, be64_to_cpu(ext.port_rcv_data) * 4);
-		fq_set(s, present, FABRIQ_CTR_TX_PKTS, be64_to_cpu(ext.port_xmit_packets));
-		fq_set(s, present, FABRIQ_CTR_RX_PKTS, be64_to_cpu(ext.port_rcv_packets));
+		fq_set(s, FABRIQ_CTR_TX_BYTES, be64_to_cpu(ext.port_xmit_data) * 4);
+		fq_set(s, FABRIQ_CTR_RX_BYTES, be64_to_cpu(ext.port_rcv_data) * 4);
+		fq_set(s, FABRIQ_CTR_TX_PKTS, be64_to_cpu(ext.port_xmit_packets));
+		fq_set(s, FABRIQ_CTR_RX_PKTS, be64_to_cpu(ext.port_rcv_packets));
 	}
 	tm->pma_ok = !fq_pma_get(ibdev, port, IB_PMA_PORT_COUNTERS, &pc, sizeof(pc));
 	if (tm->pma_ok) {
-		fq_set(s, present, FABRIQ_CTR_SYMBOL_ERRORS, be16_to_cpu(pc.symbol_error_counter));
-		fq_set(s, present, FABRIQ_CTR_LINK_DOWNED, pc.link_downed_counter);
-		fq_set(s, present, FABRIQ_CTR_RX_ERRORS, be16_to_cpu(pc.port_rcv_errors));
-		fq_set(s, present, FABRIQ_CTR_TX_DISCARDS, be16_to_cpu(pc.port_xmit_discards));
-		fq_set(s, present, FABRIQ_CTR_XMIT_WAIT, be32_to_cpu(pc.port_xmit_wait));
+		fq_set(s, FABRIQ_CTR_SYMBOL_ERRORS, be16_to_cpu(pc.symbol_error_counter));
+		fq_set(s, FABRIQ_CTR_LINK_DOWNED, pc.link_downed_counter);
+		fq_set(s, FABRIQ_CTR_RX_ERRORS, be16_to_cpu(pc.port_rcv_errors));
+		fq_set(s, FABRIQ_CTR_TX_DISCARDS, be16_to_cpu(pc.port_xmit_discards));
+		fq_set(s, FABRIQ_CTR_XMIT_WAIT, be32_to_cpu(pc.port_xmit_wait));
 		if (!tm->pma_ext_ok) {
-			fq_set(s, present, FABRIQ_CTR_TX_BYTES,
-			       (u64)be32_to_cpu(pc.port_xmit_data) * 4);
-			fq_set(s, present, FABRIQ_CTR_RX_BYTES,
-			       (u64)be32_to_cpu(pc.port_rcv_data) * 4);
+			fq_set(s, FABRIQ_CTR_TX_BYTES, (u64)be32_to_cpu(pc.port_xmit_data) * 4);
+			fq_set(s, FABRIQ_CTR_RX_BYTES, (u64)be32_to_cpu(pc.port_rcv_data) * 4);
 		}
 	}
 	tm->pma_vl_ok = !fq_pma_get(ibdev, port, FQ_PMA_PORT_VL_XMIT_WAIT, &vw, sizeof(vw));
-	tm->vl_present = 0;
 	if (tm->pma_vl_ok) {
 		fq_src_vl(tm, ibdev, &vw);
 		for (vl = 0; vl < FABRIQ_NUM_VL; vl++)
 			s->vl_wait[vl] = tm->vl_acc[vl];
-		tm->vl_present = GENMASK(FABRIQ_NUM_VL - 2, 0);	/* VL0-14; VL15 is management */
+		s->vl_present = GENMASK(FABRIQ_NUM_VL - 2, 0);	/* VL0-14; VL15 is management */
 	}
 }
 
@@ -277,7 +272,7 @@ static u32 fq_src_max_rate(struct fq_tm_port *tm, struct ib_device *ibdev, u32 a
 /**
  * fq_src_device() - read the device's counters into a sample
  * @tm: the port's sampler
- * @s: the sample
+ * @s: the sample, zeroed but for its time: values and present bits
  *
  * Context: process context, fabriq_dev.lock held.
  * Return: 0, or -ENODEV once the device is gone.
@@ -287,16 +282,14 @@ int fq_src_device(struct fq_tm_port *tm, struct fq_tm_sample *s)
 	struct fabriq_dev *fdev = tm->port->fdev;
 	struct ib_device *ibdev = fdev->ibdev;
 	struct fabriq_port_info pi = {};
-	DECLARE_BITMAP(present, FQ_TM_NUM_CTR);
 	struct ib_port_attr attr;
 
 	lockdep_assert_held(&fdev->lock);
 	if (!ibdev)
 		return -ENODEV;
-	bitmap_zero(present, FQ_TM_NUM_CTR);
-	fq_src_hw(tm, ibdev, s, present);
+	fq_src_hw(tm, ibdev, s);
 	if (rdma_protocol_ib(ibdev, tm->port->num) && ibdev->ops.process_mad)
-		fq_src_pma(tm, ibdev, s, present);
+		fq_src_pma(tm, ibdev, s);
 	if (!fabriq_port_query(fdev, tm->port, &pi) &&
 	    !ib_query_port(ibdev, tm->port->num, &attr)) {
 		s->rate_mbps = pi.rate_mbps;
@@ -304,7 +297,6 @@ int fq_src_device(struct fq_tm_port *tm, struct fq_tm_sample *s)
 	}
 	mutex_lock(&tm->lock);
 	tm->link_layer = pi.link_layer;
-	bitmap_copy(tm->present, present, FQ_TM_NUM_CTR);
 	mutex_unlock(&tm->lock);
 	return 0;
 }
@@ -359,7 +351,7 @@ static void fq_src_eth_map(struct fq_tm_port *tm, struct net_device *ndev, int n
  * fq_src_netdev() - read a RoCE port's pause counters from its netdev
  * @tm: the port's sampler
  * @ndev: the netdev, with a reference
- * @s: the sample; per-priority counters and their sums
+ * @s: the sample; per-priority counters, their sums and their present bits
  *
  * Context: process context; takes rtnl_lock (as ethtool does).
  */
@@ -396,7 +388,6 @@ void fq_src_netdev(struct fq_tm_port *tm, struct net_device *ndev, struct fq_tm_
 		goto out;
 	st.n_stats = n;
 	ops->get_ethtool_stats(ndev, &st, data);
-	mutex_lock(&tm->lock);
 	for (c = 0; c < FABRIQ_PAUSE_NUM; c++) {
 		bool any = false;
 
@@ -408,9 +399,8 @@ void fq_src_netdev(struct fq_tm_port *tm, struct net_device *ndev, struct fq_tm_
 			any = true;
 		}
 		if (any)
-			__set_bit(sums[c], tm->present);
+			__set_bit(sums[c], s->present);
 	}
-	mutex_unlock(&tm->lock);
 out:
 	if (!tm->has_pause) {
 		tm->eth.ifindex = ndev->ifindex;
@@ -423,7 +413,7 @@ out:
 /**
  * fq_src_own() - fabriq's own traffic on the port
  * @tm: the port's sampler
- * @s: the sample
+ * @s: the sample; the counters and their present bits
  */
 void fq_src_own(struct fq_tm_port *tm, struct fq_tm_sample *s)
 {
@@ -437,12 +427,10 @@ void fq_src_own(struct fq_tm_port *tm, struct fq_tm_sample *s)
 	};
 	int i;
 
-	mutex_lock(&tm->lock);
 	for (i = 0; i < FQ_OWN_NUM; i++) {
 		s->ctr[ctr[i]] = atomic64_read(&tm->own[i]);
-		__set_bit(ctr[i], tm->present);
+		__set_bit(ctr[i], s->present);
 	}
-	mutex_unlock(&tm->lock);
 }
 
 /**
