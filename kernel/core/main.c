@@ -43,7 +43,6 @@ static int fabriq_subsys_do(bool start)
 	fabriq_for_each_subsys(i, ss) {
 		int (*fn)(void) = start ? ss->start : ss->init;
 
-		ss->id = i;
 		err = fn ? fn() : 0;
 		if (err) {
 			pr_err("%s: %s failed: %d\n", ss->name, start ? "start" : "init", err);
@@ -56,7 +55,13 @@ static int fabriq_subsys_do(bool start)
 
 static int __init fabriq_init(void)
 {
+	struct fabriq_subsys *ss;
+	unsigned int i;
 	int err;
+
+	/* each subsystem's index into fabriq_port.subsys_data[] */
+	fabriq_for_each_subsys(i, ss)
+		ss->id = i;
 
 	fabriq_debugfs_init();
 

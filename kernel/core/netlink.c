@@ -446,20 +446,22 @@ static unsigned int fabriq_nl_count(const struct genl_ops *ops)
 int fabriq_nl_init(void)
 {
 	unsigned int i, n = ARRAY_SIZE(fabriq_nl_core_ops), k;
+	unsigned int count[FABRIQ_SUBSYS_MAX];
 	const struct fabriq_subsys *ss;
 	int err;
 
-	fabriq_for_each_subsys(i, ss)
-		n += fabriq_nl_count(ss->nl_ops);
+	fabriq_for_each_subsys(i, ss) {
+		count[i] = fabriq_nl_count(ss->nl_ops);
+		n += count[i];
+	}
 	fabriq_nl_ops = kcalloc(n, sizeof(*fabriq_nl_ops), GFP_KERNEL);
 	if (!fabriq_nl_ops)
 		return -ENOMEM;
 	memcpy(fabriq_nl_ops, fabriq_nl_core_ops, sizeof(fabriq_nl_core_ops));
 	k = ARRAY_SIZE(fabriq_nl_core_ops);
 	fabriq_for_each_subsys(i, ss) {
-		memcpy(&fabriq_nl_ops[k], ss->nl_ops,
-		       fabriq_nl_count(ss->nl_ops) * sizeof(*fabriq_nl_ops));
-		k += fabriq_nl_count(ss->nl_ops);
+		memcpy(&fabriq_nl_ops[k], ss->nl_ops, count[i] * sizeof(*fabriq_nl_ops));
+		k += count[i];
 	}
 	fabriq_nl_family.ops = fabriq_nl_ops;
 	fabriq_nl_family.n_ops = n;
