@@ -15,23 +15,12 @@ fq_require jq sysctl pkill
 fq_load_fabriq || ktap_bail "cannot load fabriq"
 fq_ranks_up 8 || ktap_bail "cannot set up 8 local ranks"
 
-# run_sub DESC CMD...: a nested KTAP program; its lines become diagnostics
-run_sub() {
-	local desc=$1 out rc
-	shift
-	out=$("$@" 2>&1)
-	rc=$?
-	printf '%s\n' "$out" | grep -E '^(ok|not ok|#)' | sed 's/^/#   /' | grep -v '^#   ok' | head -40
-	check_eq "$desc: $(printf '%s\n' "$out" | grep -c '^ok') passed, \
-$(printf '%s\n' "$out" | grep -c '^not ok') failed" 0 "$rc"
-}
-
-run_sub "schedules on simulated ranks" "$here/fabriq_algo"
+fq_run_sub "schedules on simulated ranks" "$here/fabriq_algo"
 for n in 1 2 3 4 5 8; do
-	run_sub "$n rank(s), every collective x type x op" "$here/fabriq_coll" --ranks "$n"
+	fq_run_sub "$n rank(s), every collective x type x op" "$here/fabriq_coll" --ranks "$n"
 done
-run_sub "4 ranks, 1 MiB+3 and 16 MiB" "$here/fabriq_coll" --ranks 4 --big
-run_sub "bad input, timeouts, signal, killed rank" "$here/fabriq_coll_bad"
+fq_run_sub "4 ranks, 1 MiB+3 and 16 MiB" "$here/fabriq_coll" --ranks 4 --big
+fq_run_sub "bad input, timeouts, signal, killed rank" "$here/fabriq_coll_bad"
 
 # visibility: a running bench's communicators in netlink and debugfs
 fq bench allreduce --ranks 2 --peers 198.19.0.1,198.19.0.2 -b 1M -e 1M -n 100000 -c 0 \

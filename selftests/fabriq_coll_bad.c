@@ -26,40 +26,7 @@
 #include <unistd.h>
 
 #include "../tools/lib/libfabriq.h"
-
-static int t, fails;
-
-static void check(const char *desc, int want, int got)
-{
-	t++;
-	if (want == got) {
-		printf("ok %d %s\n", t, desc);
-	} else {
-		printf("not ok %d %s\n# expected %d (%s), got %d (%s)\n", t, desc, want,
-		       strerror(-want), got, strerror(-got));
-		fails++;
-	}
-	fflush(stdout);
-}
-
-static void check_true(const char *desc, int cond, const char *why)
-{
-	t++;
-	printf("%s %d %s\n", cond ? "ok" : "not ok", t, desc);
-	if (!cond) {
-		printf("# %s\n", why);
-		fails++;
-	}
-	fflush(stdout);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#include "fq_tap.h"
 
 static struct fabriq_addr A[4];
 
@@ -333,6 +300,5 @@ int main(void)
 	test_timeout();
 	test_signal();
 	test_kill();
-	printf("# totals: pass:%d fail:%d skip:0\n", t - fails, fails);
-	return fails ? 1 : 0;
+	return tap_totals();
 }

@@ -49,6 +49,18 @@ ktap_missing() {
 		   exit n < plan }' "$1"
 }
 
+# fq_run_sub DESC CMD...: a nested TAP program as one assertion; its
+# failing lines and diagnostics become our diagnostics
+fq_run_sub() {
+	local desc=$1 out rc
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | grep -E '^(ok|not ok|#)' | sed 's/^/#   /' | grep -v '^#   ok' | head -40
+	check_eq "$desc: $(printf '%s\n' "$out" | grep -c '^ok') passed, \
+$(printf '%s\n' "$out" | grep -c '^not ok') failed" 0 "$rc"
+}
+
 # fq_require PROGRAM...: a program the test needs.  A missing one is a
 # broken install, never a skip: name it and its Debian package
 # (tools/deps.list), and fail.

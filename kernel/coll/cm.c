@@ -514,7 +514,7 @@ static void fq_conn_free_bufs(struct fq_conn *conn)
 
 static int fq_map_slot(struct fq_comm *comm, void **buf, u64 *dma, enum dma_data_direction dir)
 {
-	*buf = kzalloc(comm->chunk, GFP_KERNEL);
+	*buf = kzalloc(comm->chunk, GFP_KERNEL_ACCOUNT);
 	if (!*buf)
 		return -ENOMEM;
 	atomic_inc(&fq_objects.bufs);
@@ -812,7 +812,7 @@ static int fq_cm_try_connect(struct fq_comm *comm, struct fq_conn *conn, unsigne
 		mutex_unlock(&comm->setup_lock);
 		return comm->err ? comm->err : -ECANCELED;
 	}
-	id = rdma_create_id(&init_net, fq_cm_active_handler, conn, RDMA_PS_TCP, IB_QPT_RC);
+	id = rdma_create_id(conn->comm->net, fq_cm_active_handler, conn, RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id)) {
 		mutex_unlock(&comm->setup_lock);
 		return PTR_ERR(id);
@@ -898,7 +898,7 @@ static int fq_cm_listen(struct fq_comm *comm)
 	struct rdma_cm_id *id;
 	int err;
 
-	id = rdma_create_id(&init_net, fq_cm_listen_handler, comm, RDMA_PS_TCP, IB_QPT_RC);
+	id = rdma_create_id(comm->net, fq_cm_listen_handler, comm, RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
 	atomic_inc(&fq_objects.cm_ids);

@@ -13,9 +13,9 @@
  * out as credits allow, each message received is reduced or copied into
  * place as soon as no unsent byte of the same step would be overwritten.
  *
- * User buffers are pinned (FOLL_LONGTERM) and mapped for the whole call;
- * the engine reads and writes them in place and sends straight from them.
- * A small synchronous call (FQ_COPY_MAX_BYTES) works on kernel copies
+ * User buffers (umem.c) are pinned and mapped for the whole call; the
+ * engine reads and writes them in place and sends straight from them.  A
+ * small synchronous call (FQ_COPY_MAX_BYTES) works on kernel copies
  * instead, copied out by the caller when it is done.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -42,79 +42,6 @@
  * (and tearing the mapping down) for every small call.
  */
 #define FQ_COPY_MAX_BYTES	SZ_64K
-
-/* ---- user memory ---- */
-
-static int fq_pin(struct fq_pin *p, u64 uaddr, u64 len, bool write)
-{
-	unsigned long first, last;
-	int n, got;
-
-	if (!len)
-		return 0;
-	if (uaddr + len < uaddr)
-		return -EFAULT;
-	first = uaddr >> PAGE_SHIFT;
-	last = (uaddr + len - 1) >> PAGE_SHIFT;
-	n = last - first + 1;
-	p->pages = kvmalloc_array(n, sizeof(*p->pages), GFP_KERNEL);
-	if (!p->pages)
-		return -ENOMEM;
-	got = pin_user_pages_fast(uaddr & PAGE_MASK, n, (write ? FOLL_WRITE : 0) | FOLL_LONGTERM,
-				  p->pages);
-	if (got != n) {
-		if (got > 0)
-			unpin_user_pages(p->pages, got);
-		kvfree(p->pages);
-		p->pages = NULL;
-		return got < 0 && got != -EFAULT ? got : -EFAULT;
-	}
-	p->npages = n;
-	atomic_add(n, &fq_objects.pinned_pages);
-	p->vaddr = vmap(p->pages, n, VM_MAP, PAGE_KERNEL);
-	if (!p->vaddr)
-		return -ENOMEM;
-	p->ptr = p->vaddr + (uaddr & ~PAGE_MASK);
-	return 0;
-}
-
-/* A kernel copy of a small user buffer: filled now (input), probed (output). */
-static int fq_copy_in(struct fq_pin *p, u64 uaddr, u64 len, bool write)
-{
-	if (!len)
-		return 0;
-	p->ptr = kvmalloc(len, GFP_KERNEL);
-	if (!p->ptr)
-		return -ENOMEM;
-	p->copy = true;
-	p->uaddr = uaddr;
-	p->len = len;
-	if (write)
-		return fault_in_writeable(u64_to_user_ptr(uaddr), len) ? -EFAULT : 0;
-	return copy_from_user(p->ptr, u64_to_user_ptr(uaddr), len) ? -EFAULT : 0;
-}
-
-/* the user's buffer, pinned, or copied when @copy */
-static int fq_user_buf(struct fq_pin *p, u64 uaddr, u64 len, bool write, bool copy)
-{
-	return copy ? fq_copy_in(p, uaddr, len, write) : fq_pin(p, uaddr, len, write);
-}
-
-static void fq_unpin(struct fq_pin *p, bool dirty)
-{
-	if (p->copy)
-		kvfree(p->ptr);
-	if (!p->pages) {
-		memset(p, 0, sizeof(*p));
-		return;
-	}
-	if (p->vaddr)
-		vunmap(p->vaddr);
-	unpin_user_pages_dirty_lock(p->pages, p->npages, dirty);
-	atomic_sub(p->npages, &fq_objects.pinned_pages);
-	kvfree(p->pages);
-	memset(p, 0, sizeof(*p));
-}
 
 static void fq_op_free(struct fq_op *op)
 {
@@ -183,7 +110,7 @@ static int fq_op_buffers(struct fq_comm *comm, struct fq_op *op, u64 blk, bool c
 	case FABRIQ_COLL_REDUCESCATTER:
 		err = fq_user_buf(&op->in, req->sendbuf, all, false, copy) ?:
 		      fq_user_buf(&op->out, req->recvbuf, blk, true, copy);
-		op->scratch = err || !all ? NULL : kvmalloc(all, GFP_KERNEL);
+		op->scratch = err || !all ? NULL : kvmalloc(all, GFP_KERNEL_ACCOUNT);
 		if (!err && all && !op->scratch)
 			err = -ENOMEM;
 		op->work = op->scratch;
@@ -197,7 +124,7 @@ static int fq_op_buffers(struct fq_comm *comm, struct fq_op *op, u64 blk, bool c
 		err = fq_user_buf(&op->in, req->sendbuf, blk, false, copy) ?:
 		      (root ? fq_user_buf(&op->out, req->recvbuf, blk, true, copy) : 0);
 		if (!err && !root && blk) {
-			op->scratch = kvmalloc(blk, GFP_KERNEL);
+			op->scratch = kvmalloc(blk, GFP_KERNEL_ACCOUNT);
 			err = op->scratch ? 0 : -ENOMEM;
 		}
 		op->work = root ? op->out.ptr : op->scratch;
@@ -208,7 +135,7 @@ static int fq_op_buffers(struct fq_comm *comm, struct fq_op *op, u64 blk, bool c
 		/* in place (or overlapping): send from a copy of the input */
 		if (!err && all && req->sendbuf < req->recvbuf + all &&
 		    req->recvbuf < req->sendbuf + all) {
-			op->scratch = kvmalloc(all, GFP_KERNEL);
+			op->scratch = kvmalloc(all, GFP_KERNEL_ACCOUNT);
 			err = op->scratch ? 0 : -ENOMEM;
 		}
 		op->work = op->out.ptr;
@@ -609,7 +536,7 @@ void fq_coll_fail_all(struct fq_comm *comm, int err)
 
 static struct fq_op *fq_op_new(struct fq_comm *comm, const struct fabriq_coll *req, u64 blk)
 {
-	struct fq_op *op = kzalloc(sizeof(*op), GFP_KERNEL);
+	struct fq_op *op = kzalloc(sizeof(*op), GFP_KERNEL_ACCOUNT);
 	int algo;
 
 	if (!op)

@@ -11,17 +11,21 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/kthread.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/nsproxy.h>
 #include <linux/poll.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
+#include <net/net_namespace.h>
 
 #include "core/fabriq.h"
 #include "comm.h"
@@ -76,6 +80,8 @@ static void fq_comm_free(struct fq_comm *comm)
 	kvfree(comm->addrs);
 	kvfree(comm->slow_scratch);
 	fabriq_dev_put(comm->fdev);
+	if (comm->net)
+		put_net(comm->net);
 	kfree(comm);
 	atomic_dec(&fq_objects.comms);
 }
@@ -131,17 +137,23 @@ static int fq_init_check(struct fabriq_comm_init *ci)
 		ci->small_bytes = FQ_DEF_SMALL_BYTES;
 	if ((u32)ci->base_port + ci->nranks - 1 > 65535 || !ci->base_port)
 		return -EINVAL;
-	return 0;
+	/* the port's tc intent is the administrator's to override */
+	if ((ci->flags & FABRIQ_COMM_F_TCLASS) && !capable(CAP_NET_ADMIN))
+		return -EPERM;
+	return fq_limits_check_init(ci);
 }
 
 static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 {
-	struct fq_comm *comm = kzalloc(sizeof(*comm), GFP_KERNEL);
+	struct fq_comm *comm = kzalloc(sizeof(*comm), GFP_KERNEL_ACCOUNT);
 	u32 r, c;
 
 	if (!comm)
 		return NULL;
 	atomic_inc(&fq_objects.comms);
+	/* the opener's network namespace, as ucma uses it */
+	comm->net = get_net(current->nsproxy->net_ns);
+	comm->uid = current_uid();
 	comm->cm_kind = FQ_CM_COMM;
 	INIT_LIST_HEAD(&comm->list);
 	comm->id = ci->comm_id;
@@ -172,15 +184,16 @@ static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 	spin_lock_init(&comm->done_lock);
 	init_waitqueue_head(&comm->done_wq);
 
-	comm->addrs = kvcalloc(ci->nranks, sizeof(*comm->addrs), GFP_KERNEL);
-	comm->peers = kvcalloc(ci->nranks, sizeof(*comm->peers), GFP_KERNEL);
-	comm->slow_scratch = kvcalloc(ci->nranks, sizeof(*comm->slow_scratch), GFP_KERNEL);
+	comm->addrs = kvcalloc(ci->nranks, sizeof(*comm->addrs), GFP_KERNEL_ACCOUNT);
+	comm->peers = kvcalloc(ci->nranks, sizeof(*comm->peers), GFP_KERNEL_ACCOUNT);
+	comm->slow_scratch = kvcalloc(ci->nranks, sizeof(*comm->slow_scratch),
+				      GFP_KERNEL_ACCOUNT);
 	if (!comm->addrs || !comm->peers || !comm->slow_scratch)
 		goto err;
 	for (r = 0; r < ci->nranks; r++) {
 		comm->peers[r].rank = r;
 		for (c = 0; r != ci->rank && c < comm->nch; c++) {
-			struct fq_conn *conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+			struct fq_conn *conn = kzalloc(sizeof(*conn), GFP_KERNEL_ACCOUNT);
 
 			if (!conn)
 				goto err;
@@ -220,6 +233,7 @@ static int fq_comm_addrs(struct fq_comm *comm, const struct fabriq_comm_init *ci
 static int fq_comm_register(struct fq_comm *comm)
 {
 	struct fq_comm *other;
+	unsigned int mine = 0;
 
 	static u64 serial;
 
@@ -230,6 +244,11 @@ static int fq_comm_register(struct fq_comm *comm)
 			mutex_unlock(&fq_comms_lock);
 			return -EEXIST;
 		}
+		mine += uid_eq(other->uid, comm->uid);
+	}
+	if (!fq_limits_user_may_add(mine)) {
+		mutex_unlock(&fq_comms_lock);
+		return -EMFILE;
 	}
 	comm->serial = ++serial;
 	list_add_tail(&comm->list, &fq_comms);
@@ -422,7 +441,7 @@ static __poll_t fq_poll(struct file *file, poll_table *wait)
 
 static int fq_open(struct inode *inode, struct file *file)
 {
-	struct fq_file *f = kzalloc(sizeof(*f), GFP_KERNEL);
+	struct fq_file *f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
 
 	if (!f)
 		return -ENOMEM;

@@ -267,6 +267,7 @@ enum fq_comm_state {
  * @pages: the pinned pages; @npages: how many
  * @vaddr: their kernel mapping; @ptr: the user address's byte in it
  * @copy: @ptr is a kernel copy of @len bytes at user address @uaddr
+ * @mm: the mm whose pinned_vm @charged pages are charged to, or NULL
  */
 struct fq_pin {
 	struct page **pages;
@@ -276,7 +277,19 @@ struct fq_pin {
 	bool copy;
 	u64 uaddr;
 	u64 len;
+	struct mm_struct *mm;
+	unsigned long charged;
 };
+
+/* umem.c */
+int fq_user_buf(struct fq_pin *p, u64 uaddr, u64 len, bool write, bool copy);
+void fq_unpin(struct fq_pin *p, bool dirty);
+
+/* limits.c */
+int fq_limits_check_init(const struct fabriq_comm_init *ci);
+bool fq_limits_user_may_add(unsigned int count);
+int fq_limits_charge_pin(struct fq_pin *p, unsigned long npages);
+void fq_limits_uncharge_pin(struct fq_pin *p);
 
 /**
  * struct fq_op - one collective call
@@ -314,6 +327,8 @@ struct fq_op {
  * @cm_kind: FQ_CM_COMM
  * @list: entry on fq_comms
  * @serial: order of registration (the netlink dump's cursor)
+ * @net: the opener's network namespace: its rdma_cm ids live there
+ * @uid: the opener's user (communicators per user, limits.c)
  * @id: the communicator id
  * @nranks: ranks; @rank: this one
  * @base_port: rank r listens on base_port + r
@@ -366,6 +381,8 @@ struct fq_comm {
 	u8 cm_kind;
 	struct list_head list;
 	u64 serial;
+	struct net *net;
+	kuid_t uid;
 	u64 id;
 	u32 nranks;
 	u32 rank;

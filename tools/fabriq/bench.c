@@ -514,7 +514,7 @@ static long bench_rank(struct bench *b)
 out:
 	if (err)
 		fprintf(stderr, "%s: bench: rank %u: %s failed: %s\n", prog, b->rank,
-			fabriq_coll_name(b->coll), strerror(-err));
+			fabriq_coll_name(b->coll), fabriq_strerror(c, err));
 	if (b->rank == 0)
 		out_end_array();
 	if (!err && b->rank == 0 && out_is_json()) {

@@ -9,9 +9,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -25,6 +27,8 @@ struct fabriq_comm {
 	uint32_t nranks;
 	uint64_t last_seq;		/* newest completion read */
 	struct fabriq_completion done[FQ_DONE_RING];	/* by seq % FQ_DONE_RING */
+	int err;			/* the last call's error, explained in errmsg */
+	char errmsg[128];
 };
 
 void fabriq_comm_opts_default(struct fabriq_comm_opts *o)
@@ -162,17 +166,97 @@ int fabriq_comm_fd(const struct fabriq_comm *c) { return c->fd; }
 uint32_t fabriq_comm_rank(const struct fabriq_comm *c) { return c->rank; }
 uint32_t fabriq_comm_nranks(const struct fabriq_comm *c) { return c->nranks; }
 
+/* KiB of pages the span [addr, addr + len) touches */
+static uint64_t fq_span_kib(uint64_t addr, uint64_t len)
+{
+	uint64_t page = sysconf(_SC_PAGESIZE);
+
+	if (!len)
+		return 0;
+	return ((addr + len - 1) / page - addr / page + 1) * page / 1024;
+}
+
+/* KiB the kernel pins for @coll: its send and receive buffers, as sized there */
+static uint64_t fq_pin_kib(const struct fabriq_comm *c, const struct fabriq_coll *coll)
+{
+	uint64_t blk = coll->count * fabriq_dtype_size(coll->dtype), all = blk * c->nranks;
+	uint64_t in = blk, out = blk;
+
+	switch (coll->coll) {
+	case FABRIQ_COLL_ALLGATHER:
+		out = all;
+		break;
+	case FABRIQ_COLL_REDUCESCATTER:
+		in = all;
+		break;
+	case FABRIQ_COLL_ALLTOALL:
+		in = all;
+		out = all;
+		break;
+	case FABRIQ_COLL_BARRIER:
+		in = 0;
+		out = 0;
+		break;
+	}
+	return fq_span_kib(coll->sendbuf, in) + fq_span_kib(coll->recvbuf, out);
+}
+
+/* what this process has pinned now (VmPin), KiB */
+static uint64_t fq_vm_pinned_kib(void)
+{
+	unsigned long long kib = 0;
+	char line[128];
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %llu kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+/* Why did @coll fail with @err?  Kept for fabriq_strerror(). */
+static void fq_explain(struct fabriq_comm *c, const struct fabriq_coll *coll, int err)
+{
+	uint64_t need = fq_vm_pinned_kib() + fq_pin_kib(c, coll);
+	struct rlimit rl;
+
+	c->err = err;
+	c->errmsg[0] = '\0';
+	if (err == -ENOMEM && !getrlimit(RLIMIT_MEMLOCK, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+	    need * 1024 > rl.rlim_cur)
+		snprintf(c->errmsg, sizeof(c->errmsg),
+			 "RLIMIT_MEMLOCK (ulimit -l) too low: need %llu KiB, the limit is %llu KiB",
+			 (unsigned long long)need, (unsigned long long)rl.rlim_cur / 1024);
+	else if (err == -EOPNOTSUPP)
+		snprintf(c->errmsg, sizeof(c->errmsg),
+			 "the receive buffer is a shared file mapping (only anonymous memory, shmem and hugetlb can be pinned for writing)");
+}
+
 int fabriq_coll(struct fabriq_comm *c, struct fabriq_coll *coll, struct fabriq_req *req)
 {
 	if (req) {
 		coll->flags |= FABRIQ_COLL_F_ASYNC;
 		memset(req, 0, sizeof(*req));
 	}
-	if (ioctl(c->fd, FABRIQ_IOC_COLL, coll))
-		return -errno;
+	if (ioctl(c->fd, FABRIQ_IOC_COLL, coll)) {
+		int err = -errno;
+
+		fq_explain(c, coll, err);
+		return err;
+	}
 	if (req)
 		req->seq = coll->seq;
 	return 0;
+}
+
+const char *fabriq_strerror(const struct fabriq_comm *c, int err)
+{
+	if (c && err == c->err && c->errmsg[0])
+		return c->errmsg;
+	return strerror(err < 0 ? -err : err);
 }
 
 static int fq_call(struct fabriq_comm *c, int type, const void *s, void *r, size_t count,

@@ -62,6 +62,13 @@ int fabriq_alltoall(struct fabriq_comm *c, const void *sendbuf, void *recvbuf, s
 /* the general form: every field of struct fabriq_coll */
 int fabriq_coll(struct fabriq_comm *c, struct fabriq_coll *coll, struct fabriq_req *req);
 
+/*
+ * The error of the last call on @c, explained where the kernel's errno
+ * alone would mislead: -ENOMEM over RLIMIT_MEMLOCK ("RLIMIT_MEMLOCK
+ * (ulimit -l) too low: need N KiB, ..."); otherwise strerror(-err).
+ */
+const char *fabriq_strerror(const struct fabriq_comm *c, int err);
+
 int fabriq_test(struct fabriq_comm *c, struct fabriq_req *req);	/* 1 done, 0 not yet */
 int fabriq_wait(struct fabriq_comm *c, struct fabriq_req *req);	/* the call's status */
 

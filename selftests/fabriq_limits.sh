@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# fabriq_limits.sh - a local user cannot make fabriq hold more than its
+# limits allow, and work within them completes: the bounds of a
+# communicator, communicators per user, RLIMIT_MEMLOCK on pinned pages,
+# no write pins of a file's shared pages, the traffic class only with
+# CAP_NET_ADMIN, and the opener's network namespace (fabriq_limits); then
+# the CLI as nobody with `ulimit -l 64` refused a 64 MiB allreduce with
+# the memlock message, within the limit it works, and nothing is left.
+. "$(dirname "$0")/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+
+ktap_plan 6
+fq_require setpriv mount umount rdma jq
+mark=$(fq_console_mark)
+fq_load_fabriq || ktap_bail "cannot load fabriq"
+fq_ranks_up 2 || ktap_bail "cannot set up 2 local ranks"
+ramfs=/mnt/fabriq-ramfs
+mkdir -p "$ramfs" && mount -t ramfs ramfs "$ramfs" || ktap_bail "cannot mount a ramfs"
+
+fq_run_sub "limits of a communicator, of a user, of pinning, of a netns" \
+	"$here/fabriq_limits" "$ramfs"
+
+as_nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups bash -c "ulimit -l $1; shift; \"\$@\"" \
+		-- "$@" 2>&1
+}
+addr=$(fq_ranks_addr 0)
+check_match "nobody, ulimit -l 64: a 64 MiB allreduce is refused with the memlock message" \
+	"allreduce failed: RLIMIT_MEMLOCK \(ulimit -l\) too low: need [0-9]+ KiB, the limit is 64 KiB" \
+	"$(as_nobody 64 "$FQ_CLI" bench allreduce --rank 0 --peers "$addr" -b 64M -e 64M -n 1 -w 0 \
+		-c 0 --port 19600)"
+out=$(as_nobody 4096 "$FQ_CLI" -j bench allreduce --rank 0 --peers "$addr" -b 1M -e 1M -n 2 \
+	-c 1 --port 19610)
+check_eq "nobody, ulimit -l 4096: a 1 MiB allreduce works, 0 wrong" "1 0" \
+	"$(echo "$out" | jq -r '"\(.results | length) \(.summary.wrong)"' 2>&1)"
+
+umount "$ramfs"
+wait_for 10 sh -c "! grep -qv ' 0$' $FQ_DBG/objects"
+check_eq "module object counters back at zero (pinned pages too)" "" \
+	"$(grep -v ' 0$' "$FQ_DBG/objects")"
+check_eq "no fabriq QP left in rdma resource show" "" "$(rdma resource show qp | grep -w fabriq)"
+check_true "the kernel log shows no oops or WARN" fq_console_clean "$mark"
+ktap_finish
