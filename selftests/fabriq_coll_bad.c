@@ -94,6 +94,13 @@ static void test_init(void)
 	ci.addrs = (uintptr_t)&A[3];
 	check("bad address family: EAFNOSUPPORT", -EAFNOSUPPORT, init_raw(fd, &ci));
 	ci = good_init(1, 0);
+	A[3].family = AF_INET;
+	A[3].reserved = 1;
+	memcpy(A[3].addr, A[0].addr, 4);
+	ci.addrs = (uintptr_t)&A[3];
+	check("address with its reserved field set: EINVAL", -EINVAL, init_raw(fd, &ci));
+	A[3].reserved = 0;
+	ci = good_init(1, 0);
 	check("one-rank communicator", 0, init_raw(fd, &ci));
 	check("second COMM_INIT on the fd: EBUSY", -EBUSY, init_raw(fd, &ci));
 	fd2 = open("/dev/fabriq", O_RDWR);
@@ -291,7 +298,7 @@ static void test_kill(void)
 
 int main(void)
 {
-	printf("TAP version 13\n1..48\n");
+	printf("TAP version 13\n1..49\n");
 	addr(0, "198.19.0.1");
 	addr(1, "198.19.0.2");
 	addr(2, "198.19.0.3");

@@ -44,7 +44,7 @@ check_match "an address no RDMA device answers for is refused in time" "cannot (
 	"$(timeout 30 "$FQ_CLI" ping 198.18.92.9 count 1 2>&1)"
 check_match "source and destination of different families are refused" \
 	"src and dst must be of the same address family" "$(err_of fq ping $B from ::1)"
-check_match "fabriq listens for pings on port 18515" "state LISTEN .*src-addr 0.0.0.0:18515" \
+check_match "fabriq listens for pings on port 18400" "state LISTEN .*src-addr 0.0.0.0:18400" \
 	"$(rdma resource show cm_id)"
 check_eq "no connection or QP of a finished ping is left behind" "" \
 	"$(rdma resource show cm_id | grep -v LISTEN; rdma resource show qp | grep -w RC)"

@@ -165,8 +165,8 @@ fq_console_clean() {
 
 fq_loaded() { [ -d /sys/module/fabriq ]; }
 
-# fq_insmod NAME: insmod the module built for this kernel, after loading
-# what it depends on.
+# fq_insmod NAME [PARAM=VALUE...]: insmod the module built for this
+# kernel, after loading what it depends on.
 fq_insmod() {
 	local ko=$FQ_KO_DIR/$1.ko dep
 	[ -d "/sys/module/$1" ] && return 0
@@ -174,17 +174,19 @@ fq_insmod() {
 	for dep in $(modinfo -F depends "$ko" | tr ',' ' '); do
 		modprobe "$dep" || return 1
 	done
-	insmod "$ko"
+	shift
+	insmod "$ko" "$@"
 }
 
-# Load fabriq.ko: modprobe when FABRIQ_MODPROBE=1 (DKMS), else fq_insmod.
+# fq_load_fabriq [PARAM=VALUE...]: load fabriq.ko, modprobe when
+# FABRIQ_MODPROBE=1 (DKMS), else fq_insmod.
 fq_load_fabriq() {
 	fq_loaded && return 0
 	if [ "${FABRIQ_MODPROBE:-0}" = 1 ]; then
-		modprobe fabriq
+		modprobe fabriq "$@"
 		return
 	fi
-	fq_insmod fabriq
+	fq_insmod fabriq "$@"
 }
 
 fq_unload_fabriq() {

@@ -200,12 +200,13 @@ static void fq_credit_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct fq_conn *conn = container_of(wc->wr_cqe, struct fq_conn, credit_cqe);
 	struct fq_comm *comm = conn->comm;
 
-	if (wc->status != IB_WC_SUCCESS)
-		return fq_wc_error(comm, wc, "credit");
+	/* a flushed or failed WR has left the send queue too */
 	spin_lock(&comm->lock);
 	conn->sq_used--;
 	comm->events++;
 	spin_unlock(&comm->lock);
+	if (wc->status != IB_WC_SUCCESS)
+		fq_wc_error(comm, wc, "credit");
 	wake_up_all(&comm->wq);
 }
 

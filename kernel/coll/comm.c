@@ -92,6 +92,8 @@ static int fq_addr_from_user(const struct fabriq_addr *a, u16 port, struct socka
 	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
 
 	memset(ss, 0, sizeof(*ss));
+	if (a->reserved)
+		return -EINVAL;
 	switch (a->family) {
 	case AF_INET:
 		sin->sin_family = AF_INET;

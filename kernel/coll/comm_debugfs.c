@@ -70,6 +70,8 @@ static int fq_comm_peers_show(struct seq_file *s, void *unused)
 		   "peer", "ch", "address", "qpn", "state", "credits", "msgs_tx", "msgs_rx",
 		   "bytes_tx", "bytes_rx", "cqes", "errors", "inflight", "cqe_avg_ns", "wait_ns",
 		   "wait_last_ns", "slow");
+	/* the QPs: teardown (device removal) frees them with hw_rwsem held for writing */
+	down_read(&comm->hw_rwsem);
 	mutex_lock(&comm->setup_lock);
 	for (r = 0; r < comm->nranks; r++) {
 		if (r == comm->rank)
@@ -97,6 +99,7 @@ static int fq_comm_peers_show(struct seq_file *s, void *unused)
 		}
 	}
 	mutex_unlock(&comm->setup_lock);
+	up_read(&comm->hw_rwsem);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(fq_comm_peers);

@@ -4,8 +4,11 @@
  * in-kernel rdma_cm, on QPs that carry the port's QoS intent (traffic
  * class), the way fabriq's collectives will.
  *
- * Every fabriq listens on ping_port (RDMA_PS_TCP, any address) and echoes
- * each message it receives on an accepted connection.  FABRIQ_CMD_PING
+ * Every fabriq listens on ping_port (RDMA_PS_TCP, any address; unless
+ * ping_listen=0) and echoes each message it receives on an accepted
+ * connection.  It accepts only a request whose private data is fabriq's
+ * hello (magic and version), at most ping_max_conns at once, and closes a
+ * connection that stays silent for ping_idle_ms.  FABRIQ_CMD_PING
  * resolves the destination, sets the traffic class of the port it resolved
  * to (the port's "tc" intent), connects, and times COUNT sends, each
  * answered by the echo.  Receives are always posted ahead, so no message
@@ -14,6 +17,11 @@
  * Device removal: a connection releases its QP, CQ and PD in the
  * DEVICE_REMOVAL handler, under its own lock, so the core never waits for
  * a ping in flight; the ping then ends with -ENODEV.
+ *
+ * Accepted connections belong to the maintenance work alone: their event
+ * handler only releases the verbs resources and marks them dead; the work
+ * destroys dead ones and disconnects idle ones.  Being the only one that
+ * frees them, it may use them without a lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -33,10 +41,34 @@
 #define FABRIQ_PING_DEPTH	4
 #define FABRIQ_PING_BUF		(FABRIQ_PING_MSG * (FABRIQ_PING_DEPTH + 1))
 #define FABRIQ_PING_RESOLVE_MS	2000
+/* "FQPG": the private data of a connection request, then the version */
+#define FABRIQ_PING_MAGIC	0x46515047
+#define FABRIQ_PING_VERSION	1
 
-static ushort ping_port = 18515;
+/* not 18515: perftest's rdma_cm mode (ib_*_bw -R) defaults to that */
+static ushort ping_port = 18400;
 module_param(ping_port, ushort, 0444);
-MODULE_PARM_DESC(ping_port, "TCP port space port fabriq ping listens on (default 18515)");
+MODULE_PARM_DESC(ping_port, "TCP port space port fabriq ping listens on (default 18400)");
+
+static bool ping_listen = true;
+module_param(ping_listen, bool, 0444);
+MODULE_PARM_DESC(ping_listen, "answer pings from other hosts (default 1)");
+
+static unsigned int ping_max_conns = 16;
+module_param(ping_max_conns, uint, 0644);
+MODULE_PARM_DESC(ping_max_conns, "accepted ping connections at once; more are refused (default 16)");
+
+static unsigned int ping_idle_ms = 10000;
+module_param(ping_idle_ms, uint, 0644);
+MODULE_PARM_DESC(ping_idle_ms,
+		 "an accepted ping connection silent this long is closed (default 10000)");
+
+/* what a pinging fabriq says in its connection request */
+struct fabriq_ping_hello {
+	__be32 magic;
+	u8 version;
+	u8 reserved[3];
+};
 
 /**
  * struct fabriq_ping_conn - one RC connection, either end
@@ -55,6 +87,8 @@ MODULE_PARM_DESC(ping_port, "TCP port space port fabriq ping listens on (default
  * @status: the last rdma_cm step's result (pinging end)
  * @echo_seq: sequence number of the last echo (pinging end)
  * @list: entry on fabriq_ping_conns (passive end)
+ * @last_rx: jiffies of the last message or of the accept (passive end)
+ * @dead: the connection ended; the maintenance work destroys it
  */
 struct fabriq_ping_conn {
 	struct rdma_cm_id *id;
@@ -72,12 +106,17 @@ struct fabriq_ping_conn {
 	int status;
 	u64 echo_seq;
 	struct list_head list;
+	unsigned long last_rx;
+	bool dead;
 };
 
 static struct rdma_cm_id *fabriq_ping_listener;
-/* protects fabriq_ping_conns: the passive connections that are alive */
+/* protects fabriq_ping_conns (the accepted connections), their count, @dead */
 static DEFINE_MUTEX(fabriq_ping_lock);
 static LIST_HEAD(fabriq_ping_conns);
+static unsigned int fabriq_ping_nconns;
+static bool fabriq_ping_stopping;
+static struct delayed_work fabriq_ping_maint_work;
 
 /*
  * Release the verbs resources; safe to call twice and from two threads.
@@ -180,6 +219,7 @@ static void fabriq_ping_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	mutex_lock(&c->lock);
 	if (!c->buf)
 		goto out;
+	WRITE_ONCE(c->last_rx, jiffies);
 	msg = c->buf + slot * FABRIQ_PING_MSG;
 	ib_dma_sync_single_for_cpu(c->id->device, c->dma + slot * FABRIQ_PING_MSG,
 				   FABRIQ_PING_MSG, DMA_BIDIRECTIONAL);
@@ -265,15 +305,57 @@ static struct fabriq_ping_conn *fabriq_ping_conn_alloc(bool passive)
 
 /* ---- the listening, echoing end ---- */
 
-static int fabriq_ping_accept(struct rdma_cm_id *id)
+/* Is this connection request from a fabriq ping? */
+static bool fabriq_ping_hello_ok(const struct rdma_cm_event *ev)
+{
+	const struct fabriq_ping_hello *h = ev->param.conn.private_data;
+
+	return h && ev->param.conn.private_data_len >= sizeof(*h) &&
+	       be32_to_cpu(h->magic) == FABRIQ_PING_MAGIC && h->version == FABRIQ_PING_VERSION;
+}
+
+/*
+ * Run the maintenance now (@delay 0: a connection ended), or after @delay
+ * unless it is due sooner already: a stream of new connections never
+ * postpones it.
+ */
+static void fabriq_ping_maint_kick(unsigned long delay)
+{
+	lockdep_assert_held(&fabriq_ping_lock);
+	if (fabriq_ping_stopping)
+		return;
+	if (delay)
+		queue_delayed_work(system_wq, &fabriq_ping_maint_work, delay);
+	else
+		mod_delayed_work(system_wq, &fabriq_ping_maint_work, 0);
+}
+
+/*
+ * Accept a request: a strange one, or one over ping_max_conns, is refused
+ * before it gets anything.  Return: 0, or an errno (rdma_cm then rejects
+ * and destroys @id).
+ */
+static int fabriq_ping_accept(struct rdma_cm_id *id, const struct rdma_cm_event *ev)
 {
 	struct rdma_conn_param param = { .rnr_retry_count = 7 };
 	struct fabriq_ping_conn *c;
 	int err;
 
+	if (!fabriq_ping_hello_ok(ev))
+		return -EPROTO;
+	mutex_lock(&fabriq_ping_lock);
+	err = fabriq_ping_nconns >= READ_ONCE(ping_max_conns) || fabriq_ping_stopping ?
+	      -EBUSY : 0;
+	if (!err)
+		fabriq_ping_nconns++;
+	mutex_unlock(&fabriq_ping_lock);
+	if (err)
+		return err;
+
 	c = fabriq_ping_conn_alloc(true);
+	err = -ENOMEM;
 	if (!c)
-		return -ENOMEM;
+		goto err_count;
 	c->id = id;
 	id->context = c;
 	mutex_lock(&c->lock);
@@ -285,27 +367,34 @@ static int fabriq_ping_accept(struct rdma_cm_id *id)
 		fabriq_ping_release(c);
 		id->context = NULL;
 		kfree(c);
-		return err;
+		goto err_count;
 	}
+	c->last_rx = jiffies;
 	mutex_lock(&fabriq_ping_lock);
 	list_add_tail(&c->list, &fabriq_ping_conns);
+	fabriq_ping_maint_kick(msecs_to_jiffies(READ_ONCE(ping_idle_ms)));
 	mutex_unlock(&fabriq_ping_lock);
 	return 0;
+
+err_count:
+	mutex_lock(&fabriq_ping_lock);
+	fabriq_ping_nconns--;
+	mutex_unlock(&fabriq_ping_lock);
+	return err;
 }
 
 /*
  * Events of the listener and of every connection it accepted.  A non-zero
- * return makes rdma_cm destroy the id.
+ * return makes rdma_cm destroy the id: only for a request not accepted.
  */
 static int fabriq_ping_listen_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct fabriq_ping_conn *c = id->context;
-	bool mine;
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
 		/* the new id starts with the listener's context, NULL */
-		return fabriq_ping_accept(id) ? 1 : 0;
+		return fabriq_ping_accept(id, ev) ? 1 : 0;
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 	case RDMA_CM_EVENT_CONNECT_ERROR:
@@ -313,18 +402,50 @@ static int fabriq_ping_listen_handler(struct rdma_cm_id *id, struct rdma_cm_even
 		if (!c)
 			return 0;
 		fabriq_ping_release(c);
-		/* fabriq_ping_exit() owns the connections it took off the list */
 		mutex_lock(&fabriq_ping_lock);
-		mine = !list_empty(&c->list);
-		list_del_init(&c->list);
+		c->dead = true;
+		fabriq_ping_maint_kick(0);
 		mutex_unlock(&fabriq_ping_lock);
-		if (!mine)
-			return 0;
-		kfree(c);
-		return 1;
+		return 0;
 	default:
 		return 0;
 	}
+}
+
+/* Destroy the connections that ended; disconnect the ones that fell silent. */
+static void fabriq_ping_maint(struct work_struct *work)
+{
+	unsigned long idle = msecs_to_jiffies(READ_ONCE(ping_idle_ms)), next = idle;
+	struct fabriq_ping_conn *c, *tmp;
+	LIST_HEAD(dead);
+	LIST_HEAD(idle_list);
+
+	mutex_lock(&fabriq_ping_lock);
+	list_for_each_entry_safe(c, tmp, &fabriq_ping_conns, list) {
+		if (c->dead) {
+			list_move(&c->list, &dead);
+			fabriq_ping_nconns--;
+		} else if (time_after_eq(jiffies, READ_ONCE(c->last_rx) + idle)) {
+			list_move(&c->list, &idle_list);
+		} else {
+			next = min(next, READ_ONCE(c->last_rx) + idle - jiffies);
+		}
+	}
+	mutex_unlock(&fabriq_ping_lock);
+
+	/* only this work frees a connection: the ones moved stay valid */
+	list_for_each_entry_safe(c, tmp, &dead, list) {
+		rdma_destroy_id(c->id);
+		kfree(c);
+	}
+	list_for_each_entry(c, &idle_list, list)
+		rdma_disconnect(c->id);	/* DISCONNECTED then marks it dead */
+
+	mutex_lock(&fabriq_ping_lock);
+	list_splice_tail(&idle_list, &fabriq_ping_conns);
+	if (!list_empty(&fabriq_ping_conns))
+		fabriq_ping_maint_kick(max(next, 1UL));
+	mutex_unlock(&fabriq_ping_lock);
 }
 
 /* ---- the pinging end ---- */
@@ -397,7 +518,13 @@ static int fabriq_ping_connect(struct fabriq_ping_conn *c, struct sockaddr *src,
 			       struct sockaddr *dst, struct fabriq_ping_result *res,
 			       struct netlink_ext_ack *extack)
 {
-	struct rdma_conn_param param = { .retry_count = 7, .rnr_retry_count = 7 };
+	struct fabriq_ping_hello hello = {
+		.magic = cpu_to_be32(FABRIQ_PING_MAGIC), .version = FABRIQ_PING_VERSION,
+	};
+	struct rdma_conn_param param = {
+		.retry_count = 7, .rnr_retry_count = 7,
+		.private_data = &hello, .private_data_len = sizeof(hello),
+	};
 	int err;
 
 	err = fabriq_ping_step(c, rdma_resolve_addr(c->id, src, dst, FABRIQ_PING_RESOLVE_MS),
@@ -536,7 +663,8 @@ int fabriq_ping(struct sockaddr *src, struct sockaddr *dst, const struct fabriq_
 }
 
 /**
- * fabriq_ping_init() - listen for pings on ping_port, every address
+ * fabriq_ping_init() - listen for pings on ping_port, every address,
+ * unless ping_listen is off
  *
  * A busy port is reported and leaves fabriq without a listener; fabriq
  * still loads.
@@ -549,6 +677,10 @@ int fabriq_ping_init(void)
 	struct rdma_cm_id *id;
 	int err;
 
+	INIT_DELAYED_WORK(&fabriq_ping_maint_work, fabriq_ping_maint);
+	fabriq_ping_stopping = false;
+	if (!ping_listen)
+		return 0;
 	id = rdma_create_id(&init_net, fabriq_ping_listen_handler, NULL, RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
@@ -574,10 +706,17 @@ void fabriq_ping_exit(void)
 	struct fabriq_ping_conn *c, *tmp;
 	LIST_HEAD(conns);
 
+	/* no new connections, and no more maintenance: exit owns them all */
 	if (fabriq_ping_listener)
 		rdma_destroy_id(fabriq_ping_listener);
+	fabriq_ping_listener = NULL;
+	mutex_lock(&fabriq_ping_lock);
+	fabriq_ping_stopping = true;
+	mutex_unlock(&fabriq_ping_lock);
+	cancel_delayed_work_sync(&fabriq_ping_maint_work);
 	mutex_lock(&fabriq_ping_lock);
 	list_splice_init(&fabriq_ping_conns, &conns);
+	fabriq_ping_nconns = 0;
 	mutex_unlock(&fabriq_ping_lock);
 	list_for_each_entry_safe(c, tmp, &conns, list) {
 		list_del_init(&c->list);

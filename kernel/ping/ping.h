@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ping.h - fabriq ping: RC round trips over rdma_cm between fabriq
- * instances (ping.c), the PING command (ping_netlink.c), and how the
- * subsystem plugs into the core (ping_subsys.c).
+ * instances and the listener that answers them (ping.c, which also holds
+ * the subsystem's descriptor), and the PING command (ping_netlink.c).
  */
 #ifndef _FABRIQ_PING_H
 #define _FABRIQ_PING_H

@@ -498,9 +498,13 @@ void fq_det_log_show(struct seq_file *s, u32 dev_index, u32 port)
 		spin_unlock_bh(&fq_ev_lock);
 		fq_ev_show_one(s, ev);
 		spin_lock_bh(&fq_ev_lock);
-		/* entries written meanwhile may have overtaken @i; skip them */
-		if (fq_ev_next - i > FQ_EV_LOG)
-			i = fq_ev_next - FQ_EV_LOG;
+		/*
+		 * Entries written meanwhile may have overwritten the next one,
+		 * i + 1: go on from the oldest still in the log (the loop's
+		 * i++ reaches it).
+		 */
+		if (fq_ev_next - (i + 1) > FQ_EV_LOG)
+			i = fq_ev_next - FQ_EV_LOG - 1;
 	}
 	spin_unlock_bh(&fq_ev_lock);
 	seq_printf(s, "# suppressed %llu\n", fq_det_suppressed());

@@ -365,6 +365,7 @@ void fq_src_netdev(struct fq_tm_port *tm, struct net_device *ndev, struct fq_tm_
 	};
 	const struct ethtool_ops *ops;
 	struct ethtool_stats st;
+	bool begun = false;
 	u64 *data = NULL;
 	int n, c, p;
 
@@ -376,6 +377,10 @@ void fq_src_netdev(struct fq_tm_port *tm, struct net_device *ndev, struct fq_tm_
 	ops = ndev->ethtool_ops;
 	if (!ops || !ops->get_sset_count || !ops->get_strings || !ops->get_ethtool_stats)
 		goto out;
+	/* the guards of the core's ethtool ioctl: a present device, begin/complete */
+	if (!netif_device_present(ndev) || (ops->begin && ops->begin(ndev) < 0))
+		goto out;
+	begun = true;
 	n = ops->get_sset_count(ndev, ETH_SS_STATS);
 	if (n <= 0 || n > 65536)
 		goto out;
@@ -402,6 +407,8 @@ void fq_src_netdev(struct fq_tm_port *tm, struct net_device *ndev, struct fq_tm_
 			__set_bit(sums[c], s->present);
 	}
 out:
+	if (begun && ops->complete)
+		ops->complete(ndev);
 	if (!tm->has_pause) {
 		tm->eth.ifindex = ndev->ifindex;
 		tm->eth.recheck_at = READ_ONCE(tm->samples) + 100;
