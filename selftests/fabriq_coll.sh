@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 20
+ktap_plan 22
 fq_require jq sysctl pkill
 fq_load_fabriq || ktap_bail "cannot load fabriq"
 fq_ranks_up 8 || ktap_bail "cannot set up 8 local ranks"
@@ -34,6 +34,17 @@ check_match "debugfs comms/c0de-r0/summary" "state ready" "$(cat "$FQ_DBG/comms/
 check_match "debugfs comms/c0de-r1/peers: peer 0 up" "^0 +0 +198.19.0.1:19300 +[0-9]+ +up" \
 	"$(cat "$FQ_DBG/comms/c0de-r1/peers")"
 pkill -f -- '--port 19300'
+wait
+
+# a communicator with 999 peers does not fit one netlink message: COMM_GET
+# goes on in the next ones, and the CLI shows it as one
+peers=198.19.0.1$(for i in $(seq 999); do printf ',198.19.0.2'; done)
+fq bench allreduce --rank 0 --peers "$peers" -n 1 -c 0 --port 19700 --id 0x999 >/dev/null 2>&1 &
+wait_for 30 sh -c "$FQ_CLI -j comm show id 0x999 | jq -e '.[0].nranks == 1000' >/dev/null"
+check_eq "COMM_GET of a 1000-rank communicator: one record with its 999 peers" "1 999 999" \
+	"$(fq -j comm show id 0x999 | jq -r '"\(length) \(.[0].peers | length) \(.[0].peers[-1].rank)"')"
+check_eq "... in text too: one comm line" 1 "$(fq comm show id 0x999 | grep -c '^comm ')"
+pkill -f -- '--port 19700'
 wait
 
 check_eq "fabriq -j bench: one JSON document, 2 sizes, 0 wrong" "2 0" \

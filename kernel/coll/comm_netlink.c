@@ -6,7 +6,9 @@
  * Unprivileged, like "rdma resource show": it reveals ids, ranks and
  * addresses, not data.  The cursor is the registration serial, so a
  * communicator created or destroyed between two parts of a dump neither
- * repeats nor hides the others.
+ * repeats nor hides the others, and the next peer: a communicator with
+ * more peers than fit in one message goes on in the next ones, each
+ * repeating its attributes (the same id, rank and port) with more peers.
  */
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -36,15 +38,19 @@ int fq_nl_put_addr(struct sk_buff *skb, int type, const struct sockaddr_storage 
 	return nla_put(skb, type, 16, &((const struct sockaddr_in6 *)ss)->sin6_addr);
 }
 
-/* Context: comm->setup_lock held. */
-static int fq_nl_put_peers(struct sk_buff *skb, struct fq_comm *comm)
+/*
+ * The peers from *@next on, as many as fit; *@next: the first one that did
+ * not (nranks when all did).  Context: comm->setup_lock held.
+ * Return: 0, or -EMSGSIZE when not one fit.
+ */
+static int fq_nl_put_peers(struct sk_buff *skb, struct fq_comm *comm, u32 *next)
 {
 	struct nlattr *nest;
 	struct fq_peer *p;
+	u32 r, c, first = *next;
 	bool up;
-	u32 r, c;
 
-	for (r = 0; r < comm->nranks; r++) {
+	for (r = first; r < comm->nranks; r++) {
 		if (r == comm->rank)
 			continue;
 		p = &comm->peers[r];
@@ -63,14 +69,24 @@ static int fq_nl_put_peers(struct sk_buff *skb, struct fq_comm *comm)
 		    nla_put_u64_64bit(skb, FABRIQ_A_COMM_PEER_BYTES_TX, p->tx_bytes,
 				      FABRIQ_A_COMM_PEER_PAD) ||
 		    nla_put_u64_64bit(skb, FABRIQ_A_COMM_PEER_BYTES_RX, p->rx_bytes,
-				      FABRIQ_A_COMM_PEER_PAD))
-			return -EMSGSIZE;
+				      FABRIQ_A_COMM_PEER_PAD)) {
+			nla_nest_cancel(skb, nest);
+			*next = r;
+			/* the first peer to put (after the rank itself) did not fit */
+			return r == first || (r == first + 1 && first == comm->rank) ? -EMSGSIZE : 0;
+		}
 		nla_nest_end(skb, nest);
 	}
+	*next = comm->nranks;
 	return 0;
 }
 
-static int fq_nl_fill_comm(struct sk_buff *skb, struct fq_comm *comm, struct netlink_callback *cb)
+/*
+ * One message of @comm: its attributes and its peers from *@peer on;
+ * *@peer: where the next message of it starts (nranks: it is complete).
+ */
+static int fq_nl_fill_comm(struct sk_buff *skb, struct fq_comm *comm, struct netlink_callback *cb,
+			   u32 *peer)
 {
 	void *hdr;
 	int err;
@@ -102,7 +118,7 @@ static int fq_nl_fill_comm(struct sk_buff *skb, struct fq_comm *comm, struct net
 	      nla_put_u64_64bit(skb, FABRIQ_A_COMM_BYTES, atomic64_read(&comm->bytes),
 				FABRIQ_A_COMM_PAD) ? -EMSGSIZE : 0;
 	if (!err)
-		err = fq_nl_put_peers(skb, comm);
+		err = fq_nl_put_peers(skb, comm, peer);
 	mutex_unlock(&comm->setup_lock);
 	if (err) {
 		genlmsg_cancel(skb, hdr);
@@ -112,10 +128,16 @@ static int fq_nl_fill_comm(struct sk_buff *skb, struct fq_comm *comm, struct net
 	return 0;
 }
 
+/* where a COMM_GET dump goes on: a communicator (by serial) and its next peer */
+struct fq_nl_comm_cursor {
+	u64 serial;
+	u32 peer;
+};
+
 struct fq_nl_comm_dump {
 	struct sk_buff *skb;
 	struct netlink_callback *cb;
-	u64 *next;		/* in cb->ctx */
+	struct fq_nl_comm_cursor *cur;	/* in cb->ctx */
 	bool filter;
 	u64 id;
 };
@@ -123,24 +145,34 @@ struct fq_nl_comm_dump {
 static int fq_nl_comm_dump_one(struct fq_comm *comm, void *arg)
 {
 	struct fq_nl_comm_dump *d = arg;
+	u32 peer;
 	int err;
 
-	if (comm->serial < *d->next || (d->filter && comm->id != d->id))
+	if (comm->serial < d->cur->serial || (d->filter && comm->id != d->id))
 		return 0;
-	err = fq_nl_fill_comm(d->skb, comm, d->cb);
+	peer = comm->serial == d->cur->serial ? d->cur->peer : 0;
+	d->cur->serial = comm->serial;
+	d->cur->peer = peer;
+	err = fq_nl_fill_comm(d->skb, comm, d->cb, &peer);
 	if (err)
 		return err;
-	*d->next = comm->serial + 1;
+	d->cur->peer = peer;
+	if (peer < comm->nranks)
+		return -EMSGSIZE;	/* the rest of its peers in the next message */
+	d->cur->serial = comm->serial + 1;
+	d->cur->peer = 0;
 	return 0;
 }
 
 static int fq_nl_comm_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct nlattr **attrs = fabriq_dump_attrs(cb);
-	struct fq_nl_comm_dump d = { .skb = skb, .cb = cb, .next = (u64 *)cb->ctx };
+	struct fq_nl_comm_dump d = {
+		.skb = skb, .cb = cb, .cur = (struct fq_nl_comm_cursor *)cb->ctx,
+	};
 	int err;
 
-	BUILD_BUG_ON(sizeof(u64) > sizeof(cb->ctx));
+	BUILD_BUG_ON(sizeof(struct fq_nl_comm_cursor) > sizeof(cb->ctx));
 	if (attrs && attrs[FABRIQ_A_COMM_ID]) {
 		d.filter = true;
 		d.id = nla_get_u64(attrs[FABRIQ_A_COMM_ID]);

@@ -82,13 +82,43 @@ static void print_peer(struct nlattr *nest)
 	out_end_object();
 }
 
+/*
+ * The communicator whose record is open: a communicator with many peers
+ * comes in several messages, each with its id, rank and port again.
+ */
+struct comm_open_record {
+	bool open;
+	uint64_t id;
+	uint32_t rank;
+	uint32_t port;
+};
+
+static void comm_close_record(struct comm_open_record *rec)
+{
+	if (!rec->open)
+		return;
+	out_end_array();
+	out_end_record();
+	rec->open = false;
+}
+
 static int comm_print(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[FABRIQ_A_COMM_MAX + 1], *a;
+	struct comm_open_record *rec = arg;
+	uint32_t rank, port;
+	uint64_t id;
 	int rem;
 
 	if (fq_nl_parse(msg, tb, FABRIQ_A_COMM_MAX, comm_policy) || !tb[FABRIQ_A_COMM_ID])
 		return 0;
+	id = nla_get_u64(tb[FABRIQ_A_COMM_ID]);
+	rank = tb[FABRIQ_A_COMM_RANK] ? nla_get_u32(tb[FABRIQ_A_COMM_RANK]) : 0;
+	port = tb[FABRIQ_A_COMM_PORT] ? nla_get_u32(tb[FABRIQ_A_COMM_PORT]) : 0;
+	if (rec->open && rec->id == id && rec->rank == rank && rec->port == port)
+		goto peers;
+	comm_close_record(rec);
+	*rec = (struct comm_open_record){ .open = true, .id = id, .rank = rank, .port = port };
 	out_begin_object(NULL);
 	out_hex("id", "comm %s ", nla_get_u64(tb[FABRIQ_A_COMM_ID]));
 	if (tb[FABRIQ_A_COMM_RANK])
@@ -122,16 +152,16 @@ static int comm_print(struct nl_msg *msg, void *arg)
 	if (tb[FABRIQ_A_COMM_BYTES])
 		out_uint("bytes", "bytes %llu ", nla_get_u64(tb[FABRIQ_A_COMM_BYTES]));
 	out_begin_array("peers");
+peers:
 	fq_msg_for_each_attr(a, msg, rem)
 		if (nla_type(a) == FABRIQ_A_COMM_PEER)
 			print_peer(a);
-	out_end_array();
-	out_end_record();
 	return 0;
 }
 
 static int comm_show(int argc, char **argv)
 {
+	struct comm_open_record rec = { .open = false };
 	uint64_t id = 0;
 	struct nl_msg *msg;
 	int err;
@@ -155,7 +185,8 @@ static int comm_show(int argc, char **argv)
 		return 1;
 	}
 	out_begin_array(NULL);
-	err = fq_nl_request(msg, comm_print, NULL, "comm show");
+	err = fq_nl_request(msg, comm_print, &rec, "comm show");
+	comm_close_record(&rec);
 	out_end_array();
 	fq_nl_close();
 	return err ? 1 : 0;
