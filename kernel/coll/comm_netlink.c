@@ -72,8 +72,10 @@ static int fq_nl_put_peers(struct sk_buff *skb, struct fq_comm *comm, u32 *next)
 				      FABRIQ_A_COMM_PEER_PAD)) {
 			nla_nest_cancel(skb, nest);
 			*next = r;
-			/* the first peer to put (after the rank itself) did not fit */
-			return r == first || (r == first + 1 && first == comm->rank) ? -EMSGSIZE : 0;
+			/* not even the first peer to put (the rank itself is not one) fit */
+			if (r == first || (r == first + 1 && first == comm->rank))
+				return -EMSGSIZE;
+			return 0;
 		}
 		nla_nest_end(skb, nest);
 	}
