@@ -22,6 +22,10 @@ mkdir -p "$ramfs" && mount -t ramfs ramfs "$ramfs" || ktap_bail "cannot mount a 
 fq_run_sub "limits of a communicator, of a user, of pinning, of a netns" \
 	"$here/fabriq_limits" "$ramfs"
 
+# nobody runs a copy of the CLI: the tree may be under a home it cannot enter
+cli_dir=$(mktemp -d)
+chmod 755 "$cli_dir"
+cp "$FQ_CLI" "$cli_dir/fabriq"
 as_nobody() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups bash -c "ulimit -l $1; shift; \"\$@\"" \
 		-- "$@" 2>&1
@@ -29,14 +33,15 @@ as_nobody() {
 addr=$(fq_ranks_addr 0)
 check_match "nobody, ulimit -l 64: a 64 MiB allreduce is refused with the memlock message" \
 	"allreduce failed: RLIMIT_MEMLOCK \(ulimit -l\) too low: need [0-9]+ KiB, the limit is 64 KiB" \
-	"$(as_nobody 64 "$FQ_CLI" bench allreduce --rank 0 --peers "$addr" -b 64M -e 64M -n 1 -w 0 \
+	"$(as_nobody 64 "$cli_dir/fabriq" bench allreduce --rank 0 --peers "$addr" -b 64M -e 64M -n 1 -w 0 \
 		-c 0 --port 19600)"
-out=$(as_nobody 4096 "$FQ_CLI" -j bench allreduce --rank 0 --peers "$addr" -b 1M -e 1M -n 2 \
+out=$(as_nobody 4096 "$cli_dir/fabriq" -j bench allreduce --rank 0 --peers "$addr" -b 1M -e 1M -n 2 \
 	-c 1 --port 19610)
 check_eq "nobody, ulimit -l 4096: a 1 MiB allreduce works, 0 wrong" "1 0" \
 	"$(echo "$out" | jq -r '"\(.results | length) \(.summary.wrong)"' 2>&1)"
 
 umount "$ramfs"
+rm -rf "$cli_dir"
 wait_for 10 sh -c "! grep -qv ' 0$' $FQ_DBG/objects"
 check_eq "module object counters back at zero (pinned pages too)" "" \
 	"$(grep -v ' 0$' "$FQ_DBG/objects")"
