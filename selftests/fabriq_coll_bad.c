@@ -47,11 +47,13 @@ static int coll_raw(int fd, struct fabriq_coll *c)
 	return ioctl(fd, FABRIQ_IOC_COLL, c) ? -errno : 0;
 }
 
+static const uint8_t KEY[32] = "a key of thirty-two bytes, fixed";
+
 static struct fabriq_comm_init good_init(uint32_t nranks, uint32_t rank)
 {
 	struct fabriq_comm_init ci = {
 		.comm_id = 0xbad, .nranks = nranks, .rank = rank, .addrs = (uintptr_t)A,
-		.base_port = 18800,
+		.base_port = 18800, .key = (uintptr_t)KEY, .key_len = sizeof(KEY),
 	};
 
 	return ci;
@@ -100,6 +102,24 @@ static void test_init(void)
 	ci.addrs = (uintptr_t)&A[3];
 	check("address with its reserved field set: EINVAL", -EINVAL, init_raw(fd, &ci));
 	A[3].reserved = 0;
+	ci = good_init(2, 0);
+	ci.key_len = 0;
+	check("2 ranks without a key: EINVAL", -EINVAL, init_raw(fd, &ci));
+	ci.key_len = FABRIQ_KEY_MIN - 1;
+	check("a key of 15 bytes: EINVAL", -EINVAL, init_raw(fd, &ci));
+	ci.key_len = FABRIQ_KEY_MAX + 1;
+	check("a key of 65 bytes: EINVAL", -EINVAL, init_raw(fd, &ci));
+	ci = good_init(2, 0);
+	ci.key = 0;
+	check("NULL key with a length: EINVAL", -EINVAL, init_raw(fd, &ci));
+	ci = good_init(2, 0);
+	ci.key = 8;
+	check("unmapped key: EFAULT", -EFAULT, init_raw(fd, &ci));
+	ci = good_init(1, 0);
+	ci.key_len = 0;
+	check("one rank needs no key", 0, init_raw(fd, &ci));
+	close(fd);
+	fd = open("/dev/fabriq", O_RDWR);
 	ci = good_init(1, 0);
 	check("one-rank communicator", 0, init_raw(fd, &ci));
 	check("second COMM_INIT on the fd: EBUSY", -EBUSY, init_raw(fd, &ci));
@@ -184,9 +204,115 @@ static void test_timeout(void)
 	close(fd);
 }
 
+static const char *addrs3[] = { "198.19.0.1", "198.19.0.2", "198.19.0.3" };
+
+/* rank 0 of 2 (198.19.0.1, 198.19.0.2), in a child: its result comes on *status_fd */
+static pid_t listening_rank(struct fabriq_comm_init ci, int *status_fd)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/fabriq", O_RDWR), err = init_raw(fd, &ci);
+		float x = 1;
+		struct fabriq_coll c = {
+			.coll = FABRIQ_COLL_ALLREDUCE, .dtype = FABRIQ_FLOAT32, .count = 1,
+			.sendbuf = (uintptr_t)&x, .recvbuf = (uintptr_t)&x,
+		};
+
+		if (!err)
+			err = coll_raw(fd, &c);
+		if (!err && x != 2)
+			err = -EBADMSG;
+		if (write(p[1], &err, sizeof(err)) != sizeof(err))
+			_exit(2);
+		_exit(0);
+	}
+	close(p[1]);
+	*status_fd = p[0];
+	return pid;
+}
+
+/*
+ * Who may take rank 1's place: only a process with the key that connects
+ * from rank 1's address.  Rank 0 listens throughout; a rank with another
+ * key learns it at once, one from another address is never answered, and
+ * the real rank 1 then joins and reduces.
+ */
+static void test_auth(void)
+{
+	static const uint8_t other[32] = "another key, also thirty-two by";
+	struct fabriq_comm_init ci = good_init(2, 0);
+	struct fabriq_addr wrong_src[2];
+	struct fabriq_comm_opts o;
+	struct fabriq_comm *c;
+	char *env = getenv("FABRIQ_KEY");
+	int fd, err, status_fd = -1, r0 = -1;
+	double t0;
+	pid_t rank0;
+
+	env = env ? strdup(env) : NULL;
+	unsetenv("FABRIQ_KEY");
+	fabriq_comm_opts_default(&o);
+	check("libfabriq: 2 ranks and no key: ENOKEY", -ENOKEY,
+	      fabriq_comm_init(&c, 0xa17, 2, 0, addrs3, 19100, &o));
+	if (env)
+		setenv("FABRIQ_KEY", env, 1);
+	free(env);
+
+	ci.comm_id = 0xa17;
+	ci.base_port = 19100;
+	ci.connect_timeout_ms = 20000;
+	rank0 = listening_rank(ci, &status_fd);
+
+	fd = open("/dev/fabriq", O_RDWR);
+	ci = good_init(2, 1);
+	ci.comm_id = 0xa17;
+	ci.base_port = 19100;
+	ci.connect_timeout_ms = 10000;
+	ci.key = (uintptr_t)other;
+	t0 = now();
+	check("rank 1 with another key: EKEYREJECTED", -EKEYREJECTED, init_raw(fd, &ci));
+	check_true("... at once, not at the 10 s timeout", now() - t0 < 5, "too slow");
+	close(fd);
+
+	fd = open("/dev/fabriq", O_RDWR);
+	memcpy(wrong_src, A, sizeof(wrong_src));
+	memcpy(wrong_src[1].addr, A[2].addr, 4);	/* rank 1 "is" 198.19.0.3 */
+	ci.key = (uintptr_t)KEY;
+	ci.addrs = (uintptr_t)wrong_src;
+	ci.connect_timeout_ms = 3000;
+	check("rank 1 with the key but from rank 2's address: refused until ETIMEDOUT",
+	      -ETIMEDOUT, init_raw(fd, &ci));
+	close(fd);
+
+	fd = open("/dev/fabriq", O_RDWR);
+	ci.addrs = (uintptr_t)A;
+	ci.connect_timeout_ms = 10000;
+	err = init_raw(fd, &ci);
+	check("then the real rank 1 joins", 0, err);
+	if (!err) {
+		float x = 1;
+		struct fabriq_coll cl = {
+			.coll = FABRIQ_COLL_ALLREDUCE, .dtype = FABRIQ_FLOAT32, .count = 1,
+			.sendbuf = (uintptr_t)&x, .recvbuf = (uintptr_t)&x,
+		};
+
+		check("... and reduces with rank 0", 0, coll_raw(fd, &cl) ?: (x == 2 ? 0 : -EBADMSG));
+	}
+	if (read(status_fd, &r0, sizeof(r0)) != sizeof(r0))
+		r0 = -EPIPE;
+	check("rank 0 saw only the real rank 1: its allreduce is right", 0, r0);
+	close(fd);
+	close(status_fd);
+	waitpid(rank0, NULL, 0);
+}
+
 static void on_alarm(int sig) { (void)sig; }
 
-static const char *addrs3[] = { "198.19.0.1", "198.19.0.2", "198.19.0.3" };
 
 /* a rank that joins and then does nothing until killed */
 static pid_t idle_rank(uint64_t id, uint32_t nranks, uint32_t rank, uint16_t port)
@@ -298,13 +424,14 @@ static void test_kill(void)
 
 int main(void)
 {
-	printf("TAP version 13\n1..49\n");
+	printf("TAP version 13\n1..62\n");
 	addr(0, "198.19.0.1");
 	addr(1, "198.19.0.2");
 	addr(2, "198.19.0.3");
 	test_init();
 	test_coll();
 	test_timeout();
+	test_auth();
 	test_signal();
 	test_kill();
 	return tap_totals();

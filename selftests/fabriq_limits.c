@@ -263,6 +263,7 @@ static void in_new_netns(void)
 	struct fabriq_comm_init ci = {
 		.comm_id = 0x3333, .nranks = 2, .rank = 0, .addrs = (uintptr_t)A,
 		.base_port = 19540, .connect_timeout_ms = 5000,
+		.key = (uintptr_t)"a key for the netns test, 32 byt", .key_len = 32,
 	};
 	double t0;
 	int err;

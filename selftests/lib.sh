@@ -10,6 +10,11 @@ FQ_KO_DIR=${FABRIQ_KO_DIR:-$FQ_SRC/build/kmod/$(uname -r)}
 FQ_CLI=${FABRIQ_CLI:-$FQ_SRC/tools/fabriq/fabriq}
 FQ_DBG=/sys/kernel/debug/fabriq
 
+# The tests' communicators prove this key (libfabriq reads FABRIQ_KEY), as
+# a launcher would hand one to every rank of a job: drawn once per run.
+[ -n "${FABRIQ_KEY:-}" ] || FABRIQ_KEY=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
+export FABRIQ_KEY
+
 ktap_n=0
 ktap_pass=0
 ktap_failed=0

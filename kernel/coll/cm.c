@@ -42,16 +42,36 @@
 #define FQ_MIN_RNR_TIMER	IB_RNR_TIMER_000_16
 #define FQ_RETRY_MS		100
 
-/* connect private data; all fields network order */
-struct fq_cm_priv {
-	__be64 comm_id;
+/*
+ * The handshake's private data; all fields network order.  The request
+ * must fit what rdma_cm leaves of an IB CM REQ (92 bytes less its own
+ * 36-byte header).
+ */
+struct fq_cm_req {
+	__be32 version;
 	__be32 rank;
 	__be32 nranks;
 	__be32 chan;
-	__be32 version;
+	__be64 comm_id;
+	u8 mac[FQ_AUTH_MAC_LEN];	/* cm_auth.c */
 };
 
-#define FQ_CM_VERSION		1
+static_assert(sizeof(struct fq_cm_req) <= 56);
+
+struct fq_cm_rep {
+	__be32 version;
+	u8 mac[FQ_AUTH_MAC_LEN];
+};
+
+/* why a listener refused a request that named its communicator */
+struct fq_cm_rej {
+	__be32 magic;
+	__be32 reason;
+};
+
+#define FQ_CM_VERSION		2
+#define FQ_CM_REJ_MAGIC		0x4651524a	/* "FQRJ" */
+#define FQ_CM_REJ_KEY		1		/* the MAC did not prove the key */
 
 static void fq_cm_event(struct fq_comm *comm)
 {
@@ -576,9 +596,18 @@ static int fq_conn_setup_qp(struct fq_conn *conn)
 	return 0;
 }
 
-/* Everything of one connection; the id too.  Context: process. */
+/*
+ * Everything of one connection; the id too.  rdma_destroy_id() waits for
+ * the id's handler, and rdma_cm's handlers take setup_lock, so this must
+ * never run under setup_lock; only the slot's final clearing takes it.
+ * Context: process; hw_rwsem held (read by COMM_INIT, write by teardown),
+ * so nothing else releases the same connection.
+ */
 static void fq_conn_release(struct fq_conn *conn)
 {
+	struct fq_comm *comm = conn->comm;
+
+	lockdep_assert_held(&comm->hw_rwsem);
 	if (!conn->id)
 		return;
 	if (conn->established)
@@ -591,10 +620,13 @@ static void fq_conn_release(struct fq_conn *conn)
 	}
 	rdma_destroy_id(conn->id);
 	atomic_dec(&fq_objects.cm_ids);
+	fq_conn_free_bufs(conn);
+	mutex_lock(&comm->setup_lock);
 	conn->id = NULL;
 	conn->established = false;
-	fq_conn_free_bufs(conn);
-	spin_lock_bh(&conn->comm->lock);
+	mutex_unlock(&comm->setup_lock);
+	spin_lock_bh(&comm->lock);
+	conn->setup_failed = false;
 	conn->credits = 0;
 	conn->ret_credits = 0;
 	conn->tx_head = 0;
@@ -602,54 +634,73 @@ static void fq_conn_release(struct fq_conn *conn)
 	conn->sq_used = 0;
 	conn->rx_head = 0;
 	conn->rx_tail = 0;
-	spin_unlock_bh(&conn->comm->lock);
+	spin_unlock_bh(&comm->lock);
 }
 
-static void fq_conn_param(struct fq_comm *comm, struct fq_conn *conn, struct fq_cm_priv *priv,
-			  struct rdma_conn_param *param)
+static void fq_conn_param(struct rdma_conn_param *param, const void *priv, u8 len)
 {
 	memset(param, 0, sizeof(*param));
 	param->retry_count = 7;
 	param->rnr_retry_count = 7;
-	if (priv) {
-		priv->comm_id = cpu_to_be64(comm->id);
-		priv->rank = cpu_to_be32(comm->rank);
-		priv->nranks = cpu_to_be32(comm->nranks);
-		priv->chan = cpu_to_be32(conn->chan);
-		priv->version = cpu_to_be32(FQ_CM_VERSION);
-		param->private_data = priv;
-		param->private_data_len = sizeof(*priv);
-	}
+	param->private_data = priv;
+	param->private_data_len = len;
 }
 
 /* ---- the passive side: the listener and what it accepted ---- */
 
-static struct fq_conn *fq_cm_match(struct fq_comm *comm, const struct rdma_cm_event *ev)
+/*
+ * The slot a connect request asks for, if it names this communicator,
+ * comes from the rank's address and proves the key; @hs is its handshake.
+ * A request that named the communicator and failed only the key is
+ * refused with FQ_CM_REJ_KEY in @rej_reason, so a rank given the wrong
+ * key learns why.
+ */
+static struct fq_conn *fq_cm_match(struct fq_comm *comm, struct rdma_cm_id *id,
+				   const struct rdma_cm_event *ev, struct fq_auth_hs *hs,
+				   u32 *rej_reason)
 {
-	const struct fq_cm_priv *priv = ev->param.conn.private_data;
+	const struct fq_cm_req *req = ev->param.conn.private_data;
 	u32 rank, chan;
 
-	if (!priv || ev->param.conn.private_data_len < sizeof(*priv))
+	*rej_reason = 0;
+	if (!req || ev->param.conn.private_data_len < sizeof(*req))
 		return NULL;
-	rank = be32_to_cpu(priv->rank);
-	chan = be32_to_cpu(priv->chan);
-	if (be64_to_cpu(priv->comm_id) != comm->id || be32_to_cpu(priv->version) != FQ_CM_VERSION ||
-	    be32_to_cpu(priv->nranks) != comm->nranks || rank >= comm->nranks ||
+	rank = be32_to_cpu(req->rank);
+	chan = be32_to_cpu(req->chan);
+	if (be64_to_cpu(req->comm_id) != comm->id || be32_to_cpu(req->version) != FQ_CM_VERSION ||
+	    be32_to_cpu(req->nranks) != comm->nranks || rank >= comm->nranks ||
 	    rank <= comm->rank || chan >= comm->nch)
 		return NULL;
+	if (!fq_auth_addr_ok(comm, rank, (struct sockaddr *)&id->route.addr.dst_addr))
+		return NULL;
+	*hs = (struct fq_auth_hs){
+		.initiator = rank,
+		.acceptor = comm->rank,
+		.chan = chan,
+		.req_qpn = ev->param.conn.qp_num,
+	};
+	if (!fq_auth_ok(comm, hs, req->mac)) {
+		*rej_reason = FQ_CM_REJ_KEY;
+		return NULL;
+	}
 	return comm->peers[rank].ch[chan];
 }
 
 static int fq_cm_accept(struct fq_comm *comm, struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
+	struct fq_cm_rep rep = { .version = cpu_to_be32(FQ_CM_VERSION) };
 	struct rdma_conn_param param;
+	struct fq_auth_hs hs;
+	struct fq_cm_rej rej;
 	struct fq_conn *conn;
+	u32 rej_reason = 0;
 	int err = -ECONNREFUSED;
 
 	mutex_lock(&comm->setup_lock);
 	if (comm->state != FQ_COMM_CONNECTING)
 		goto out;
-	conn = fq_cm_match(comm, ev);
+	conn = fq_cm_match(comm, id, ev, &hs, &rej_reason);
+	/* a slot another attempt holds stays its; the reaper frees a dead one */
 	if (!conn || conn->id || id->device != comm->ibdev)
 		goto out;
 	conn->id = id;
@@ -659,7 +710,12 @@ static int fq_cm_accept(struct fq_comm *comm, struct rdma_cm_id *id, struct rdma
 		rdma_set_service_type(id, comm->tclass);
 	err = rdma_set_min_rnr_timer(id, FQ_MIN_RNR_TIMER) ?: fq_conn_setup_qp(conn);
 	if (!err) {
-		fq_conn_param(comm, conn, NULL, &param);
+		hs.reply = true;
+		hs.rep_qpn = id->qp->qp_num;
+		err = fq_auth_mac(comm, &hs, rep.mac);
+	}
+	if (!err) {
+		fq_conn_param(&param, &rep, sizeof(rep));
 		err = rdma_accept(id, &param);
 	}
 	if (err) {
@@ -675,8 +731,13 @@ static int fq_cm_accept(struct fq_comm *comm, struct rdma_cm_id *id, struct rdma
 	}
 out:
 	mutex_unlock(&comm->setup_lock);
-	if (err)
+	if (err && rej_reason) {
+		rej.magic = cpu_to_be32(FQ_CM_REJ_MAGIC);
+		rej.reason = cpu_to_be32(rej_reason);
+		rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
+	} else if (err) {
 		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+	}
 	return err;
 }
 
@@ -706,8 +767,16 @@ static void fq_cm_conn_event(struct fq_conn *conn, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:
 	case RDMA_CM_EVENT_REJECTED:
-		if (conn->established)
+		if (conn->established) {
 			fq_comm_fail(comm, -ECONNRESET);
+			break;
+		}
+		/* half open (accepted, never established): free the slot */
+		spin_lock_bh(&comm->lock);
+		conn->setup_failed = true;
+		comm->events++;
+		spin_unlock_bh(&comm->lock);
+		wake_up_all(&comm->wq);
 		break;
 	default:
 		break;
@@ -734,6 +803,38 @@ static int fq_cm_listen_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 
 /* ---- the active side ---- */
 
+/* Does the accept prove that the listener holds the key? */
+static bool fq_cm_rep_ok(struct fq_conn *conn, struct rdma_cm_id *id,
+			 const struct rdma_cm_event *ev)
+{
+	const struct fq_cm_rep *rep = ev->param.conn.private_data;
+	struct fq_comm *comm = conn->comm;
+	struct fq_auth_hs hs = {
+		.reply = true,
+		.initiator = comm->rank,
+		.acceptor = conn->peer->rank,
+		.chan = conn->chan,
+		.req_qpn = id->qp ? id->qp->qp_num : 0,
+		.rep_qpn = ev->param.conn.qp_num,
+	};
+
+	return rep && ev->param.conn.private_data_len >= sizeof(*rep) &&
+	       be32_to_cpu(rep->version) == FQ_CM_VERSION && fq_auth_ok(comm, &hs, rep->mac);
+}
+
+/* A refusal: -EKEYREJECTED when the listener said our key is not its. */
+static int fq_cm_rej_status(const struct rdma_cm_event *ev)
+{
+	const struct fq_cm_rej *rej = ev->param.conn.private_data;
+
+	if (ev->status == IB_CM_REJ_CONSUMER_DEFINED && rej &&
+	    ev->param.conn.private_data_len >= sizeof(*rej) &&
+	    be32_to_cpu(rej->magic) == FQ_CM_REJ_MAGIC &&
+	    be32_to_cpu(rej->reason) == FQ_CM_REJ_KEY)
+		return -EKEYREJECTED;
+	return -ECONNREFUSED;
+}
+
 static int fq_cm_active_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct fq_conn *conn = id->context;
@@ -746,11 +847,13 @@ static int fq_cm_active_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		status = 0;
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
-		conn->established = true;
-		status = 0;
+		/* an accept without the key's proof is not our peer's */
+		status = fq_cm_rep_ok(conn, id, ev) ? 0 : -EKEYREJECTED;
+		if (!status)
+			conn->established = true;
 		break;
 	case RDMA_CM_EVENT_REJECTED:
-		status = -ECONNREFUSED;
+		status = fq_cm_rej_status(ev);
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
 	case RDMA_CM_EVENT_ROUTE_ERROR:
@@ -797,8 +900,19 @@ static int fq_cm_wait(struct fq_conn *conn, u32 seq, unsigned long deadline)
 static int fq_cm_try_connect(struct fq_comm *comm, struct fq_conn *conn, unsigned long deadline)
 {
 	struct sockaddr_storage src = comm->addrs[comm->rank];
+	struct fq_cm_req req = {
+		.version = cpu_to_be32(FQ_CM_VERSION),
+		.rank = cpu_to_be32(comm->rank),
+		.nranks = cpu_to_be32(comm->nranks),
+		.chan = cpu_to_be32(conn->chan),
+		.comm_id = cpu_to_be64(comm->id),
+	};
+	struct fq_auth_hs hs = {
+		.initiator = comm->rank,
+		.acceptor = conn->peer->rank,
+		.chan = conn->chan,
+	};
 	struct rdma_conn_param param;
-	struct fq_cm_priv priv;
 	struct rdma_cm_id *id;
 	u32 seq;
 	int err;
@@ -845,7 +959,11 @@ static int fq_cm_try_connect(struct fq_comm *comm, struct fq_conn *conn, unsigne
 	mutex_unlock(&comm->setup_lock);
 	if (err)
 		return err;
-	fq_conn_param(comm, conn, &priv, &param);
+	hs.req_qpn = id->qp->qp_num;
+	err = fq_auth_mac(comm, &hs, req.mac);
+	if (err)
+		return err;
+	fq_conn_param(&param, &req, sizeof(req));
 	seq = READ_ONCE(conn->cm_seq);
 	err = rdma_connect(id, &param);
 	if (!err)
@@ -867,10 +985,7 @@ static int fq_cm_connect_one(struct fq_comm *comm, struct fq_conn *conn, unsigne
 		err = fq_cm_try_connect(comm, conn, deadline);
 		if (!err)
 			return 0;
-		mutex_lock(&comm->setup_lock);
-		if (comm->state == FQ_COMM_CONNECTING)
-			fq_conn_release(conn);
-		mutex_unlock(&comm->setup_lock);
+		fq_conn_release(conn);
 		if (!fq_cm_retryable(err) || READ_ONCE(comm->err))
 			return err;
 		if (time_after_eq(jiffies, deadline))
@@ -958,6 +1073,28 @@ static bool fq_cm_all_up(struct fq_comm *comm)
 	return true;
 }
 
+static bool fq_cm_any_half_open(struct fq_comm *comm)
+{
+	u32 r, c;
+
+	for (r = comm->rank + 1; r < comm->nranks; r++)
+		for (c = 0; c < comm->nch; c++)
+			if (READ_ONCE(comm->peers[r].ch[c]->setup_failed))
+				return true;
+	return false;
+}
+
+/* Free the slots of accepted connections that failed before they were up. */
+static void fq_cm_reap_half_open(struct fq_comm *comm)
+{
+	u32 r, c;
+
+	for (r = comm->rank + 1; r < comm->nranks; r++)
+		for (c = 0; c < comm->nch; c++)
+			if (READ_ONCE(comm->peers[r].ch[c]->setup_failed))
+				fq_conn_release(comm->peers[r].ch[c]);
+}
+
 /**
  * fq_cm_connect_all() - listen, connect to every lower rank, and wait
  * until every higher rank has connected
@@ -995,11 +1132,14 @@ int fq_cm_connect_all(struct fq_comm *comm)
 			break;
 		}
 		left = wait_event_interruptible_timeout(comm->wq, fq_cm_all_up(comm) ||
+							fq_cm_any_half_open(comm) ||
 							READ_ONCE(comm->err), left);
 		if (left < 0)
 			err = -EINTR;
 		else if (READ_ONCE(comm->err))
 			err = comm->err;
+		else
+			fq_cm_reap_half_open(comm);
 	}
 	if (!err) {
 		mutex_lock(&comm->setup_lock);

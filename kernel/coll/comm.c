@@ -79,6 +79,7 @@ static void fq_comm_free(struct fq_comm *comm)
 	kvfree(comm->peers);
 	kvfree(comm->addrs);
 	kvfree(comm->slow_scratch);
+	fq_auth_free(comm);
 	fabriq_dev_put(comm->fdev);
 	if (comm->net)
 		put_net(comm->net);
@@ -138,6 +139,10 @@ static int fq_init_check(struct fabriq_comm_init *ci)
 	if (!ci->small_bytes)
 		ci->small_bytes = FQ_DEF_SMALL_BYTES;
 	if ((u32)ci->base_port + ci->nranks - 1 > 65535 || !ci->base_port)
+		return -EINVAL;
+	/* without the key anyone who learns the id could take a rank's place */
+	if (ci->key_len ? ci->key_len < FABRIQ_KEY_MIN || ci->key_len > FABRIQ_KEY_MAX || !ci->key
+			: ci->nranks > 1)
 		return -EINVAL;
 	/* the port's tc intent is the administrator's to override */
 	if ((ci->flags & FABRIQ_COMM_F_TCLASS) && !capable(CAP_NET_ADMIN))
@@ -303,6 +308,8 @@ static long fq_ioctl_init(struct fq_file *f, void __user *uarg)
 	if (!comm)
 		return -ENOMEM;
 	err = fq_comm_addrs(comm, &ci);
+	if (!err && ci.key_len)
+		err = fq_auth_set_key(comm, ci.key, ci.key_len);
 	if (err) {
 		fq_comm_free(comm);
 		return err;

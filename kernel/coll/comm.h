@@ -44,6 +44,7 @@
 #define FQ_IMM_DATA		BIT(16)
 #define FQ_IMM_CREDIT_ONLY	BIT(17)
 
+struct crypto_shash;
 struct fq_comm;
 struct fq_peer;
 struct fq_conn;
@@ -129,6 +130,9 @@ struct fq_qp_stats {
  * @established: the connection is up
  * @peer_closed: jiffies when the peer disconnected (0: it has not); data
  *               it sent before may still be on its way through the CQ
+ * @setup_failed: accepted but never established (passive side); COMM_INIT
+ *                releases it so that the peer's next attempt finds the slot
+ *                free (under fq_comm.lock)
  * @cm_seq: bumped by the active side's rdma_cm handler at each event
  * @cm_status: result of the last event (active side)
  * @rx_buf: FQ_RECV_SLOTS receive slots of chunk bytes, @rx_dma their mappings
@@ -155,6 +159,7 @@ struct fq_conn {
 	bool has_qp;
 	bool established;
 	unsigned long peer_closed;
+	bool setup_failed;
 	u32 cm_seq;
 	int cm_status;
 	void *rx_buf[FQ_RECV_SLOTS];
@@ -285,6 +290,31 @@ struct fq_pin {
 int fq_user_buf(struct fq_pin *p, u64 uaddr, u64 len, bool write, bool copy);
 void fq_unpin(struct fq_pin *p, bool dirty);
 
+/* cm_auth.c */
+#define FQ_AUTH_MAC_LEN	24	/* HMAC-SHA256, truncated to fit the connect request */
+
+/**
+ * struct fq_auth_hs - one connection's handshake, as its MACs cover it
+ * @reply: the accept (else the connect request)
+ * @initiator: the connecting rank; @acceptor: the listening rank
+ * @chan: the channel
+ * @req_qpn: the connecting side's QP number; @rep_qpn: the listener's
+ */
+struct fq_auth_hs {
+	bool reply;
+	u32 initiator;
+	u32 acceptor;
+	u32 chan;
+	u32 req_qpn;
+	u32 rep_qpn;
+};
+
+int fq_auth_set_key(struct fq_comm *comm, u64 ukey, u32 len);
+void fq_auth_free(struct fq_comm *comm);
+int fq_auth_mac(const struct fq_comm *comm, const struct fq_auth_hs *hs, u8 *mac);
+bool fq_auth_ok(const struct fq_comm *comm, const struct fq_auth_hs *hs, const u8 *mac);
+bool fq_auth_addr_ok(const struct fq_comm *comm, u32 rank, const struct sockaddr *src);
+
 /* limits.c */
 int fq_limits_check_init(const struct fabriq_comm_init *ci);
 bool fq_limits_user_may_add(unsigned int count);
@@ -341,6 +371,7 @@ struct fq_op {
  * @zero_copy: sends go straight from the caller's pages (decided at connect)
  * @tclass: traffic class of the QPs
  * @addrs: every rank's address (port included)
+ * @auth: the key's HMAC transform (cm_auth.c); NULL for a single rank
  * @state: enum fq_comm_state, under @setup_lock
  * @setup_lock: protects @state, @ibdev and the connection slots in @peers
  *              against teardown, and serialises COMM_INIT
@@ -398,6 +429,7 @@ struct fq_comm {
 	bool zero_copy;
 	u8 tclass;
 	struct sockaddr_storage *addrs;
+	struct crypto_shash *auth;
 
 	enum fq_comm_state state;
 	struct mutex setup_lock;	/* see above */

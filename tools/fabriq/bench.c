@@ -78,8 +78,12 @@ void bench_usage(void)
 		"  --algo A   auto|ring|rd|tree|direct (NCCL_ALGO-like; default auto)\n"
 		"  --chunk BYTES  message size (4K-1M; default 64K)\n"
 		"  --channels N   QPs per peer (1-%d; default 1)\n"
-		"  --bounce   copy sends through the kernel's slots instead of zero-copy\n",
-		BENCH_MAX_LOCAL, FABRIQ_MAX_CHANNELS);
+		"  --connect-timeout MS  how long to wait for every rank (default 30000)\n"
+		"  --bounce   copy sends through the kernel's slots instead of zero-copy\n"
+		"ENVIRONMENT:\n"
+		"  FABRIQ_KEY  the communicator's key, %d-%d bytes in hex, the same on every\n"
+		"              rank (needed with --rank; local ranks draw one per run)\n",
+		BENCH_MAX_LOCAL, FABRIQ_MAX_CHANNELS, FABRIQ_KEY_MIN, FABRIQ_KEY_MAX);
 }
 
 static int bench_err(const char *what, const char *val, const char *valid)
@@ -87,6 +91,37 @@ static int bench_err(const char *what, const char *val, const char *valid)
 	fprintf(stderr, "%s: bench: %s: '%s' is not valid (valid: %s)\n", prog, what,
 		val ? val : "", valid);
 	return 1;
+}
+
+/* FABRIQ_KEY, or for local ranks (all ours) a key drawn for this run */
+static int bench_key(struct bench *b)
+{
+	static uint8_t key[FABRIQ_KEY_MAX];
+	const char *env = getenv("FABRIQ_KEY");
+	char valid[96];
+	int n;
+
+	snprintf(valid, sizeof(valid), "%d to %d random bytes in hex, the same on every rank",
+		 FABRIQ_KEY_MIN, FABRIQ_KEY_MAX);
+	if (env) {
+		n = fabriq_key_parse(env, key, sizeof(key));
+		if (n < 0) {
+			char what[64];
+
+			/* a secret, even a mistyped one, is not echoed */
+			snprintf(what, sizeof(what), "%zu characters", strlen(env));
+			return bench_err("FABRIQ_KEY", what, valid);
+		}
+	} else if (b->local || b->nranks == 1) {
+		n = 32;
+		if (fabriq_key_generate(key, n))
+			return 1;
+	} else {
+		return bench_err("FABRIQ_KEY (not set)", "", valid);
+	}
+	b->opts.key = key;
+	b->opts.key_len = n;
+	return 0;
 }
 
 static int parse_size(const char *s, size_t *out)
@@ -273,6 +308,10 @@ static int parse_args(struct bench *b, int argc, char **argv)
 		} else if (match(o, "--bounce")) {
 			b->opts.bounce = 1;
 			continue;
+		} else if (match(o, "--connect-timeout")) {
+			if (!fq_parse_u64(a, 0, 1, 600000, &v))
+				return bench_err(o, a, "1-600000 ms");
+			b->opts.connect_timeout_ms = v;
 		} else if (match(o, "--channels")) {
 			if (!fq_parse_u64(a, 0, 1, FABRIQ_MAX_CHANNELS, &v))
 				return bench_err(o, a, "1-4");
@@ -561,6 +600,8 @@ int do_bench(int argc, char **argv)
 		return 1;
 	if (!b.id)
 		b.id = ((uint64_t)getpid() << 16) ^ (uint64_t)time(NULL);
+	if (bench_key(&b))
+		return 1;
 	out_text("# fabriq bench %s: %u rank%s, %s\n", fabriq_coll_name(b.coll), b.nranks,
 	       b.nranks > 1 ? "s" : "", b.local ? "local" : "multi-host");
 	if (!b.local)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -37,6 +38,64 @@ void fabriq_comm_opts_default(struct fabriq_comm_opts *o)
 	o->tclass = -1;
 }
 
+int fabriq_key_generate(uint8_t *key, size_t len)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	if (len < FABRIQ_KEY_MIN || len > FABRIQ_KEY_MAX)
+		return -EINVAL;
+	while (got < len) {
+		n = getrandom(key + got, len - got, 0);
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		if (n > 0)
+			got += n;
+	}
+	return 0;
+}
+
+static int fq_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int fabriq_key_parse(const char *hex, uint8_t *key, size_t max)
+{
+	size_t n = strlen(hex), i;
+
+	if (n % 2 || n / 2 < FABRIQ_KEY_MIN || n / 2 > FABRIQ_KEY_MAX || n / 2 > max)
+		return -EINVAL;
+	for (i = 0; i < n / 2; i++) {
+		int hi = fq_hex_digit(hex[2 * i]), lo = fq_hex_digit(hex[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return -EINVAL;
+		key[i] = hi << 4 | lo;
+	}
+	return n / 2;
+}
+
+/* The caller's key, or FABRIQ_KEY's: its length, 0 for none, or -EINVAL. */
+static int fq_comm_key(const struct fabriq_comm_opts *opts, uint8_t *buf, const uint8_t **key)
+{
+	const char *env = getenv("FABRIQ_KEY");
+
+	*key = opts->key;
+	if (opts->key && opts->key_len)
+		return opts->key_len;
+	if (!env || !*env)
+		return 0;
+	*key = buf;
+	return fabriq_key_parse(env, buf, FABRIQ_KEY_MAX);
+}
+
 static int fq_parse_addr(const char *s, struct fabriq_addr *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -55,10 +114,13 @@ int fabriq_comm_init(struct fabriq_comm **comm, uint64_t id, uint32_t nranks, ui
 		     const char *const *addrs, uint16_t base_port,
 		     const struct fabriq_comm_opts *opts)
 {
+	uint8_t keybuf[FABRIQ_KEY_MAX];
 	struct fabriq_comm_opts def;
 	struct fabriq_comm_init ci;
+	const uint8_t *key;
 	struct fabriq_addr *a;
 	struct fabriq_comm *c;
+	int key_len;
 	uint32_t i;
 	int err;
 
@@ -68,6 +130,11 @@ int fabriq_comm_init(struct fabriq_comm **comm, uint64_t id, uint32_t nranks, ui
 	}
 	if (!nranks || nranks > FABRIQ_MAX_RANKS)
 		return -EINVAL;
+	key_len = fq_comm_key(opts, keybuf, &key);
+	if (key_len < 0)
+		return key_len;
+	if (!key_len && nranks > 1)
+		return -ENOKEY;
 	a = calloc(nranks, sizeof(*a));
 	c = calloc(1, sizeof(*c));
 	if (!a || !c) {
@@ -97,6 +164,8 @@ int fabriq_comm_init(struct fabriq_comm **comm, uint64_t id, uint32_t nranks, ui
 	ci.connect_timeout_ms = opts->connect_timeout_ms;
 	ci.op_timeout_ms = opts->op_timeout_ms;
 	ci.small_bytes = opts->small_bytes;
+	ci.key = (uintptr_t)key;
+	ci.key_len = key_len;
 	if (opts->bounce)
 		ci.flags |= FABRIQ_COMM_F_BOUNCE;
 	c->fd = open("/dev/" FABRIQ_DEV_NODE, O_RDWR | O_CLOEXEC);
@@ -112,9 +181,11 @@ int fabriq_comm_init(struct fabriq_comm **comm, uint64_t id, uint32_t nranks, ui
 	c->rank = rank;
 	c->nranks = nranks;
 	free(a);
+	explicit_bzero(keybuf, sizeof(keybuf));
 	*comm = c;
 	return 0;
 err:
+	explicit_bzero(keybuf, sizeof(keybuf));
 	free(a);
 	free(c);
 	return err;

@@ -25,6 +25,8 @@ struct fabriq_comm_opts {
 	uint32_t op_timeout_ms;		/* 0: 30 s */
 	uint32_t small_bytes;		/* 0: kernel default */
 	int bounce;			/* 1: copy sends through slots (no zero-copy) */
+	const uint8_t *key;		/* the job's secret, the same on every rank; */
+	uint32_t key_len;		/* NULL/0: FABRIQ_KEY (hex) from the environment */
 };
 
 struct fabriq_req {
@@ -35,6 +37,16 @@ struct fabriq_req {
 };
 
 void fabriq_comm_opts_default(struct fabriq_comm_opts *o);
+/*
+ * A communicator of more than one rank needs a key that every rank gives
+ * and nobody else knows: the launcher draws one (fabriq_key_generate) and
+ * hands it to the ranks as it hands them the id, for example as
+ * FABRIQ_KEY, FABRIQ_KEY_MIN..FABRIQ_KEY_MAX bytes in hex.  Without one,
+ * fabriq_comm_init() fails with -ENOKEY; with a key the peers do not
+ * share, with -EKEYREJECTED.
+ */
+int fabriq_key_generate(uint8_t *key, size_t len);
+int fabriq_key_parse(const char *hex, uint8_t *key, size_t max);	/* bytes or -EINVAL */
 int fabriq_comm_init(struct fabriq_comm **comm, uint64_t id, uint32_t nranks, uint32_t rank,
 		     const char *const *addrs, uint16_t base_port,
 		     const struct fabriq_comm_opts *opts);

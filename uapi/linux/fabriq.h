@@ -651,6 +651,8 @@ enum fabriq_port_phys_state {
 #define FABRIQ_DEV_NODE		"fabriq"
 #define FABRIQ_MAX_RANKS	1024
 #define FABRIQ_MAX_CHANNELS	4
+#define FABRIQ_KEY_MIN		16	/* bytes of a communicator key */
+#define FABRIQ_KEY_MAX		64
 #define FABRIQ_MAX_INFLIGHT	64	/* async operations queued on one communicator */
 
 /* Values follow NCCL's ncclDataType_t. */
@@ -736,6 +738,12 @@ struct fabriq_addr {
  * @connect_timeout_ms: how long to wait for every peer (0: 30000)
  * @op_timeout_ms: an operation that makes no progress this long fails (0: 30000)
  * @small_bytes: AUTO uses latency-bound schedules below this many bytes (0: 32768)
+ * @key_len: bytes at @key, FABRIQ_KEY_MIN..FABRIQ_KEY_MAX; required when
+ *           @nranks > 1 (0 only for a single rank)
+ * @key: user pointer to the communicator's secret key, the same on every
+ *       rank and known to nobody else (a job launcher draws it at random,
+ *       as it draws the id).  Every connection proves it (HMAC-SHA256 in
+ *       the rdma_cm private data, both ways); it is never readable back.
  */
 struct fabriq_comm_init {
 	__u64 comm_id;
@@ -751,7 +759,9 @@ struct fabriq_comm_init {
 	__u32 connect_timeout_ms;
 	__u32 op_timeout_ms;
 	__u32 small_bytes;
-	__u32 reserved[5];
+	__u32 key_len;
+	__u64 key;
+	__u32 reserved[2];
 };
 
 #define FABRIQ_COLL_F_ASYNC	_BITUL(0)	/* queue it; the completion is read() from the fd */

@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# fabriq_comm_strangers.sh - a forming communicator faces every host on
+# the fabric and every local user who learned its id (COMM_GET shows it):
+# rping and ib_send_bw -R connecting to its listening port, a flood of
+# connection requests, and a rank 1 with the right id but another key are
+# all refused, none of them takes rank 1's place, and the real rank 1 then
+# joins and the job completes with 0 wrong; afterwards nothing is left.
+. "$(dirname "$0")/lib.sh"
+
+ktap_plan 9
+fq_require rping ib_send_bw jq timeout od
+mark=$(fq_console_mark)
+fq_load_fabriq || ktap_bail "cannot load fabriq"
+fq_ranks_up 2 || ktap_bail "cannot set up 2 local ranks"
+A=$(fq_ranks_addr 0)
+B=$(fq_ranks_addr 1)
+port=19800
+id=0x5eed
+job=(allreduce --peers "$A,$B" --port $port --id $id -b 1M -e 1M -n 5 -c 1 --connect-timeout 120000)
+out=$(mktemp)
+cleanup() { pkill -x rping 2>/dev/null; pkill -f -- "--port $port" 2>/dev/null; rm -f "$out"; }
+trap cleanup EXIT
+peer1_state() { fq -j comm show id $id | jq -r '.[] | select(.rank == 0) | .peers[0].state'; }
+
+# rank 0 listens on port + 0 and waits (up to 120 s) for rank 1
+fq bench "${job[@]}" --rank 0 > "$out" 2>&1 &
+rank0=$!
+wait_for 20 sh -c "$FQ_CLI comm show id $id | grep -q 'state connecting'" ||
+	ktap_bail "rank 0 never started connecting"
+
+timeout 20 rping -c -a "$A" -p $port -C 1 > /dev/null 2>&1
+rc=$?
+check_true "rping connecting to the forming communicator is refused (exit $rc)" \
+	test $rc -ne 0 -a $rc -ne 124
+timeout 30 ib_send_bw -R -d fqr1 -p $port "$A" > /dev/null 2>&1
+rc=$?
+check_true "ib_send_bw -R connecting to it is refused (exit $rc)" test $rc -ne 0 -a $rc -ne 124
+flood=()
+for i in $(seq 40); do
+	timeout 20 rping -c -a "$A" -p $port -C 1 > /dev/null 2>&1 &
+	flood+=($!)
+done
+wait "${flood[@]}"
+other=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
+imp=$(FABRIQ_KEY=$other timeout 20 "$FQ_CLI" bench "${job[@]}" --rank 1 2>&1)
+check_match "a rank 1 with the right id and another key is refused, and told why" \
+	"Key was rejected" "$imp"
+check_eq "after the strangers and the impostor, rank 0 still waits for its rank 1" \
+	"down" "$(peer1_state)"
+
+timeout 60 "$FQ_CLI" bench "${job[@]}" --rank 1 > /dev/null 2>&1
+rc1=$?
+wait $rank0
+rc0=$?
+check_eq "the real rank 1 joins, and both ranks complete the job" "0 0" "$rc0 $rc1"
+check_match "... with 0 wrong" "Out of bounds values : 0 OK" "$(cat "$out")"
+
+wait_for 10 sh -c "! grep -qv ' 0$' $FQ_DBG/objects"
+check_eq "every fabriq object counter is back at zero" "" "$(grep -v ' 0$' "$FQ_DBG/objects")"
+check_eq "... and rdma_cm holds no id of the strangers" "" \
+	"$(rdma resource show cm_id | grep -v LISTEN | grep -w $port)"
+check_true "the kernel log shows no oops or WARN" fq_console_clean "$mark"
+ktap_finish
