@@ -5,6 +5,7 @@
 #
 #   make                 module + CLI + selftest programs
 #   make check           static checks, then the kselftests on every guest kernel
+#   make check-debug     the kselftests on a KASAN/lockdep/kmemleak 6.12 kernel (slow)
 #   make demo            build, boot a VM with Soft-RoCE, load fabriq via DKMS, show it
 #   make bench           collective bandwidth and latency against ib_write_bw/lat (figures)
 #   make checkpatch      checkpatch.pl --strict over kernel/ and uapi/
@@ -28,7 +29,7 @@ LINUX_SRC_TAR ?= $(lastword $(sort $(wildcard /usr/src/linux-source-*.tar.xz)))
 KSRC := $(BUILD)/linux-src
 
 .PHONY: all module kmod-tree cli selftests clean checkpatch sparse check demo bench deps \
-	dkms-install dkms-remove ksrc
+	dkms-install dkms-remove ksrc check-debug
 
 all: module cli selftests
 
@@ -87,6 +88,9 @@ deps:
 
 check: deps
 	$(SRC)/tools/check
+
+check-debug: deps
+	$(SRC)/tools/check-debug
 
 demo: deps
 	$(SRC)/tools/demo

@@ -4,11 +4,12 @@
 # fabriq_coll_remove.sh - `rdma link del` under a running allreduce, ten
 # times: the removal returns at once, every rank's call returns with the
 # documented error (Documentation/collectives.md, "Device removal"), nothing
-# is left behind, and the re-added device works again.
+# is left behind, and the re-added device works again; readers of debugfs
+# comms/*/peers and of COMM_GET loop throughout.
 . "$(dirname "$0")/lib.sh"
 
 rounds=10
-ktap_plan $((rounds * 4 + 2))
+ktap_plan $((rounds * 4 + 3))
 fq_require sysctl
 fq_load_fabriq || ktap_bail "cannot load fabriq"
 fq_ranks_up 2 || ktap_bail "cannot set up 2 local ranks"
@@ -24,6 +25,17 @@ rank_error() { sed -n "s/^fabriq: bench: rank $1: allreduce failed: //p" "$log" 
 # went before its disconnect could leave it.
 on_removed='^No such device$'
 on_peer='^(Connection reset by peer|Connection timed out)$'
+
+# readers loop over every communicator's debugfs files and COMM_GET
+# across all the removals (they must never touch a released QP)
+passes=/tmp/fq_rm_readers
+: > $passes
+(while :; do
+	cat "$FQ_DBG"/comms/*/peers "$FQ_DBG"/comms/*/summary > /dev/null 2>&1
+	"$FQ_CLI" comm show > /dev/null 2>&1
+	echo >> $passes
+done) &
+readers=$!
 
 for ((i = 1; i <= rounds; i++)); do
 	id=$((0x7100 + i))
@@ -53,6 +65,10 @@ for ((i = 1; i <= rounds; i++)); do
 	check_true "round $i: the re-added device runs an allreduce" \
 		sh -c "$FQ_CLI bench allreduce --ranks 2 --peers 198.19.0.1,198.19.0.2 -b 64K -e 64K -n 2 -c 1 --port 19200 >/dev/null"
 done
+kill $readers
+wait $readers 2>/dev/null
+check_true "debugfs peers/summary and COMM_GET readers looped across the removals ($(wc -l < $passes) passes)" \
+	test "$(wc -l < $passes)" -gt 0
 grep -m3 'failed' "$log" | sed 's/^/# last bench: /'
 wait_for 10 sh -c "! grep -qv ' 0$' $FQ_DBG/objects"
 check_eq "module object counters back at zero" "" "$(grep -v ' 0$' "$FQ_DBG/objects")"

@@ -4,13 +4,14 @@
 # fabriq_ping.sh - fabriq's own RC QPs over rdma_cm inside one guest:
 # round trips to a Soft-RoCE address are answered by fabriq's listener,
 # the reply names the port and its "tc" intent, bad input is refused, an
-# unprivileged user gets EPERM, nothing is left behind, and removing the
-# device under a running ping ends it cleanly.  (Soft-RoCE in one guest
+# unprivileged user gets EPERM, nothing is left behind, a long ping runs
+# in the background without holding genetlink up, and removing the device
+# or unloading fabriq under a running ping ends it cleanly.  (Soft-RoCE in one guest
 # connects only to its own address, through rxe's loopback; the traffic
 # class on a real wire is checked by fabriq_wire.sh across two guests.)
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 15
+ktap_plan 20
 modprobe rdma_rxe || { echo "1..0 # SKIP rdma_rxe not available"; exit 4; }
 tmp=$(mktemp -d)
 cleanup() {
@@ -51,8 +52,8 @@ check_eq "no connection or QP of a finished ping is left behind" "" \
 check_match "unprivileged ping is refused" "Operation not permitted" \
 	"$(setpriv --reuid=65534 --regid=65534 --clear-groups "$FQ_CLI" ping $B 2>&1)"
 
-# A killed ping ends at once: the time from SIGKILL to its exit is bounded
-# (a ping of 1000 x 100 ms that ignored the kill would take 100 s).
+# A killed ping ends at once, and the kernel stops it when its socket
+# closes (a ping of 1000 x 100 ms left running would hold its QP 100 s).
 "$FQ_CLI" ping $B count 1000 interval 100 > /dev/null 2>&1 &
 bg=$!
 sleep 2
@@ -60,16 +61,57 @@ kill -9 $bg
 ms=$(fq_ms_until_exit $bg 30)
 check_true "a killed ping ends at once ($ms ms from SIGKILL to exit; limit 2000)" test "$ms" -lt 2000
 fq_exited $bg && { wait $bg 2>/dev/null; bg=; }
+wait_for 10 sh -c '[ -z "$(rdma resource show cm_id | grep -v LISTEN)" ]'
+check_eq "... and the kernel stopped it: no connection or QP is left" "" \
+	"$(rdma resource show cm_id | grep -v LISTEN; rdma resource show qp | grep -w RC)"
+
+# A 30 s ping runs in the background, not in genetlink's doit: another
+# family registers (a module load takes genetlink's lock for writing) and
+# is used meanwhile, and no request waits for the ping.
+ms_of() { local t0; t0=$(date +%s%N); "$@" > /dev/null 2>&1; echo $((($(date +%s%N) - t0) / 1000000)); }
+rmmod fou 2>/dev/null
+"$FQ_CLI" ping $B count 30 interval 1000 > "$tmp/30s.out" 2>&1 &
+bg=$!
+sleep 3
+load_ms=$(ms_of modprobe fou)
+worst=0
+for i in 1 2 3 4 5; do
+	t=$(ms_of ip fou show)
+	[ "$t" -gt "$worst" ] && worst=$t
+	t=$(ms_of "$FQ_CLI" dev show)
+	[ "$t" -gt "$worst" ] && worst=$t
+done
+unload_ms=$(ms_of rmmod fou)
+ktap_diag "during the ping: modprobe fou ${load_ms} ms, rmmod fou ${unload_ms} ms, slowest request ${worst} ms"
+check_true "during a 30 s ping, fou's family comes and goes (${load_ms} and ${unload_ms} ms; limit 1000 each)" \
+	test "$load_ms" -lt 1000 -a "$unload_ms" -lt 1000
+check_true "... and no fou or fabriq request waits more than 1 s (slowest ${worst} ms)" \
+	test "$worst" -lt 1000
+wait $bg
+bg=
+check_match "... while the ping itself goes on to the end" " 30 sent, 30 received" "$(cat "$tmp/30s.out")"
 
 # The device goes away under a long ping: it ends, nothing hangs.
 "$FQ_CLI" ping $B count 1000 interval 100 > "$tmp/long.out" 2>&1 &
 bg=$!
 sleep 2
-check_match "fabriq cannot be unloaded under a running ping" "in use" "$(rmmod fabriq 2>&1)"
 rdma link del rxe91b
 ms=$(fq_ms_until_exit $bg 60)
 check_true "the ping ended after its device was removed ($ms ms)" fq_exited $bg
 bg=
 check_eq "and said why" "fabriq: ping: the connection failed during the ping: No such device" \
 	"$(cat "$tmp/long.out")"
+
+# Unloading fabriq stops a running ping, which says so.
+rdma link add rxe91b type rxe netdev fqv91b
+"$FQ_CLI" ping $B count 1000 interval 100 > "$tmp/unload.out" 2>&1 &
+bg=$!
+sleep 2
+check_true "fabriq unloads under a running ping" rmmod fabriq
+ms=$(fq_ms_until_exit $bg 30)
+bg=
+check_eq "... which ends and says why" \
+	"fabriq: ping: the ping was stopped: fabriq is unloading: Interrupted system call" \
+	"$(cat "$tmp/unload.out")"
+fq_load_fabriq
 ktap_finish

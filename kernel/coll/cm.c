@@ -293,6 +293,31 @@ static int fq_map_pages(struct fq_comm *comm, struct fq_tx_ent *ent, struct ib_s
 	return 0;
 }
 
+/*
+ * A send that was never posted never completes: give its slot, credit,
+ * work request and the credits it was to carry back, and unmap what it
+ * mapped, so that the send queue looks as if it had never been tried and
+ * the engine's wait for idle sends does not wait for it.  The
+ * communicator fails.  It is the newest entry (the engine posts alone).
+ */
+static void fq_cm_send_unwind(struct fq_conn *conn, struct fq_tx_ent *ent, u32 ret, int err)
+{
+	struct fq_comm *comm = conn->comm;
+
+	while (ent->nsge--)
+		ib_dma_unmap_page(comm->ibdev, ent->dma[ent->nsge], ent->len[ent->nsge],
+				  DMA_TO_DEVICE);
+	spin_lock_bh(&comm->lock);
+	ent->nsge = 0;
+	ent->ack = NULL;
+	conn->tx_head--;
+	conn->credits++;
+	conn->sq_used--;
+	conn->ret_credits += ret;
+	spin_unlock_bh(&comm->lock);
+	fq_comm_fail(comm, err);
+}
+
 /**
  * fq_cm_send() - send @len bytes (at most one chunk) as one data message
  * @conn: an established connection
@@ -339,13 +364,6 @@ int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, struct fq_ack *a
 	if (zc) {
 		err = fq_map_pages(comm, ent, sge, data, len);
 		wr.num_sge = ent->nsge;
-		if (err) {
-			/* never posted: the entry never completes; the comm fails */
-			while (ent->nsge--)
-				ib_dma_unmap_page(comm->ibdev, ent->dma[ent->nsge],
-						  ent->len[ent->nsge], DMA_TO_DEVICE);
-			ent->nsge = 0;
-		}
 	} else if (len) {
 		memcpy(conn->tx_buf[slot], data, len);
 		ib_dma_sync_single_for_device(comm->ibdev, conn->tx_dma[slot], len, DMA_TO_DEVICE);
@@ -363,7 +381,7 @@ int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, struct fq_ack *a
 	if (!err)
 		err = ib_post_send(conn->id->qp, &wr, NULL);
 	if (err)
-		fq_comm_fail(comm, err);
+		fq_cm_send_unwind(conn, ent, ret, err);
 	return err;
 }
 
@@ -1193,10 +1211,11 @@ void fq_cm_teardown(struct fq_comm *comm)
 		atomic_dec(&fq_objects.pds);
 		comm->pd = NULL;
 	}
-	comm->hw_gone = true;
+	WRITE_ONCE(comm->hw_gone, true);
 	mutex_lock(&comm->setup_lock);
 	comm->state = FQ_COMM_DEAD;
 	mutex_unlock(&comm->setup_lock);
 out:
 	up_write(&comm->hw_rwsem);
+	wake_up_all(&comm->wq);	/* an engine waiting for its sends' flush */
 }

@@ -460,6 +460,21 @@ static void fq_coll_abort(struct fq_comm *comm, int err)
 	up_read(&comm->hw_rwsem);
 }
 
+/*
+ * Zero-copy sends in flight read the caller's pages, and their completions
+ * write to the operation: neither may go before every send completed.  The
+ * abort moved the QPs to the error state, which flushes their sends, and
+ * teardown drains them (hw_gone); either ends this wait.  A device that
+ * never flushes keeps the operation, not a use-after-free.
+ */
+static void fq_coll_wait_tx_flushed(struct fq_comm *comm)
+{
+	while (!wait_event_timeout(comm->wq, fq_cm_tx_idle(comm) || READ_ONCE(comm->hw_gone),
+				   5 * HZ))
+		pr_warn_ratelimited("communicator %llx rank %u: sends not flushed after 5 s, still waiting\n",
+				    comm->id, comm->rank);
+}
+
 /* Run one call.  Context: run_lock held. */
 static int fq_coll_exec(struct fq_comm *comm, struct fq_op *op)
 {
@@ -473,9 +488,7 @@ static int fq_coll_exec(struct fq_comm *comm, struct fq_op *op)
 		fq_stats_op_done(comm, op, ktime_to_ns(ktime_sub(ktime_get(), op->t0)));
 	if (err) {
 		fq_coll_abort(comm, err);
-		/* zero-copy sends in flight read the caller's pages: wait for the flush */
-		wait_event_timeout(comm->wq, fq_cm_tx_idle(comm) || READ_ONCE(comm->hw_gone),
-				   5 * HZ);
+		fq_coll_wait_tx_flushed(comm);
 	}
 	return err;
 }

@@ -44,6 +44,7 @@ static LIST_HEAD(fq_comms);
 struct fq_file {
 	struct mutex lock;	/* see above */
 	struct fq_comm *comm;
+	wait_queue_head_t comm_wq;	/* poll() before COMM_INIT waits here */
 };
 
 /**
@@ -68,8 +69,11 @@ void fq_comm_fail(struct fq_comm *comm, int err)
 	wake_up_all(&comm->done_wq);
 }
 
-static void fq_comm_free(struct fq_comm *comm)
+/* Drop a reference; the last frees everything.  Context: process. */
+static void fq_comm_put(struct fq_comm *comm)
 {
+	if (!refcount_dec_and_test(&comm->refs))
+		return;
 	u32 r, c;
 
 	if (comm->peers)
@@ -158,6 +162,7 @@ static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 	if (!comm)
 		return NULL;
 	atomic_inc(&fq_objects.comms);
+	refcount_set(&comm->refs, 1);
 	/* the opener's network namespace, as ucma uses it */
 	comm->net = get_net(current->nsproxy->net_ns);
 	comm->uid = current_uid();
@@ -213,7 +218,7 @@ static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 	}
 	return comm;
 err:
-	fq_comm_free(comm);
+	fq_comm_put(comm);
 	return NULL;
 }
 
@@ -311,12 +316,12 @@ static long fq_ioctl_init(struct fq_file *f, void __user *uarg)
 	if (!err && ci.key_len)
 		err = fq_auth_set_key(comm, ci.key, ci.key_len);
 	if (err) {
-		fq_comm_free(comm);
+		fq_comm_put(comm);
 		return err;
 	}
 	err = fq_comm_register(comm);
 	if (err) {
-		fq_comm_free(comm);
+		fq_comm_put(comm);
 		return err;
 	}
 	if (comm->nranks > 1) {
@@ -325,7 +330,7 @@ static long fq_ioctl_init(struct fq_file *f, void __user *uarg)
 			fq_comm_fail(comm, err);
 			fq_cm_teardown(comm);
 			fq_comm_unregister(comm);
-			fq_comm_free(comm);
+			fq_comm_put(comm);
 			return err;
 		}
 	} else {
@@ -336,11 +341,12 @@ static long fq_ioctl_init(struct fq_file *f, void __user *uarg)
 		err = PTR_ERR(comm->engine);
 		comm->engine = NULL;
 		fq_comm_shutdown(comm);
-		fq_comm_free(comm);
+		fq_comm_put(comm);
 		return err;
 	}
 	fq_debugfs_comm_add(comm);
-	f->comm = comm;
+	WRITE_ONCE(f->comm, comm);
+	wake_up_all(&f->comm_wq);
 	return 0;
 }
 
@@ -438,8 +444,11 @@ static ssize_t fq_read(struct file *file, char __user *buf, size_t len, loff_t *
 static __poll_t fq_poll(struct file *file, poll_table *wait)
 {
 	struct fq_file *f = file->private_data;
-	struct fq_comm *comm = READ_ONCE(f->comm);
+	struct fq_comm *comm;
 
+	/* no communicator yet: an error, until COMM_INIT wakes the poller */
+	poll_wait(file, &f->comm_wq, wait);
+	comm = READ_ONCE(f->comm);
 	if (!comm)
 		return EPOLLERR;
 	poll_wait(file, &comm->done_wq, wait);
@@ -455,6 +464,7 @@ static int fq_open(struct inode *inode, struct file *file)
 	if (!f)
 		return -ENOMEM;
 	mutex_init(&f->lock);
+	init_waitqueue_head(&f->comm_wq);
 	file->private_data = f;
 	return stream_open(inode, file);
 }
@@ -465,7 +475,7 @@ static int fq_release(struct inode *inode, struct file *file)
 
 	if (f->comm) {
 		fq_comm_shutdown(f->comm);
-		fq_comm_free(f->comm);
+		fq_comm_put(f->comm);
 	}
 	kfree(f);
 	return 0;
@@ -499,16 +509,24 @@ static struct miscdevice fq_miscdev = {
  */
 void fq_comm_dev_removed(struct ib_device *ibdev)
 {
-	struct fq_comm *comm;
+	struct fq_comm *comm, *tmp;
+	LIST_HEAD(gone);
 
+	/* teardown waits for the verbs: not under the lock every reader takes */
 	mutex_lock(&fq_comms_lock);
 	list_for_each_entry(comm, &fq_comms, list) {
 		if (READ_ONCE(comm->ibdev) != ibdev)
 			continue;
-		fq_comm_fail(comm, -ENODEV);
-		fq_cm_teardown(comm);
+		refcount_inc(&comm->refs);
+		list_add_tail(&comm->removing, &gone);
 	}
 	mutex_unlock(&fq_comms_lock);
+	list_for_each_entry_safe(comm, tmp, &gone, removing) {
+		list_del(&comm->removing);
+		fq_comm_fail(comm, -ENODEV);
+		fq_cm_teardown(comm);
+		fq_comm_put(comm);
+	}
 }
 
 /* for debugfs and netlink: call @fn on every communicator */

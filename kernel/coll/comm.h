@@ -18,6 +18,7 @@
 #include <net/genetlink.h>
 #include <linux/bits.h>
 #include <linux/kfifo.h>
+#include <linux/refcount.h>
 #include <linux/rwsem.h>
 #include <linux/socket.h>
 #include <linux/wait.h>
@@ -355,7 +356,10 @@ struct fq_op {
 /**
  * struct fq_comm - a communicator; one per open /dev/fabriq file
  * @cm_kind: FQ_CM_COMM
+ * @refs: the file's reference, and one per device removal tearing it down
+ *        outside fq_comms_lock
  * @list: entry on fq_comms
+ * @removing: entry on a device removal's list of communicators to tear down
  * @serial: order of registration (the netlink dump's cursor)
  * @net: the opener's network namespace: its rdma_cm ids live there
  * @uid: the opener's user (communicators per user, limits.c)
@@ -410,7 +414,9 @@ struct fq_op {
  */
 struct fq_comm {
 	u8 cm_kind;
+	refcount_t refs;
 	struct list_head list;
+	struct list_head removing;
 	u64 serial;
 	struct net *net;
 	kuid_t uid;

@@ -3,7 +3,9 @@
  * comm_debugfs.c - the communicator part of /sys/kernel/debug/fabriq/:
  *
  *   objects                      every object fabriq holds (leak checks)
- *   comms/<id>-r<rank>/summary   one communicator: ranks, state, device,
+ *   comms/<id>-r<rank>/summary   one communicator (a second one with the same
+ *                                id and rank on other ports: <id>-r<rank>-p<port>):
+ *                                ranks, state, device,
  *                                algorithm settings, operations, bytes
  *   comms/<id>-r<rank>/peers     one line per peer and channel: address,
  *                                QP, state, credits, messages, bytes, the
@@ -133,12 +135,33 @@ void fq_debugfs_comm_init(void)
 	debugfs_create_file("objects", 0444, root, NULL, &fq_objects_file_fops);
 }
 
-void fq_debugfs_comm_add(struct fq_comm *comm)
+/*
+ * comms/<id>-r<rank>; the same id and rank may run again on other ports
+ * (COMM_INIT keys communicators by id and listening port), and such a
+ * second one is comms/<id>-r<rank>-p<base port>.
+ */
+static struct dentry *fq_debugfs_comm_dir(struct fq_comm *comm)
 {
-	char name[48];
+	static DEFINE_MUTEX(fq_dbg_name_lock);	/* lookup, then create */
+	struct dentry *dir, *taken;
+	char name[64];
 
 	snprintf(name, sizeof(name), "%llx-r%u", comm->id, comm->rank);
-	comm->dbg_dir = debugfs_create_dir(name, fq_dbg_comms);
+	mutex_lock(&fq_dbg_name_lock);
+	taken = debugfs_lookup(name, fq_dbg_comms);
+	if (taken) {
+		dput(taken);
+		snprintf(name, sizeof(name), "%llx-r%u-p%u", comm->id, comm->rank,
+			 comm->base_port);
+	}
+	dir = debugfs_create_dir(name, fq_dbg_comms);
+	mutex_unlock(&fq_dbg_name_lock);
+	return dir;
+}
+
+void fq_debugfs_comm_add(struct fq_comm *comm)
+{
+	comm->dbg_dir = fq_debugfs_comm_dir(comm);
 	debugfs_create_file("summary", 0444, comm->dbg_dir, comm, &fq_comm_summary_fops);
 	debugfs_create_file("peers", 0444, comm->dbg_dir, comm, &fq_comm_peers_fops);
 	debugfs_create_file("histogram", 0444, comm->dbg_dir, comm, &fq_comm_histogram_fops);

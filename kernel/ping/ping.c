@@ -25,12 +25,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/completion.h>
 #include <linux/in.h>
 #include <linux/inet.h>
 #include <linux/module.h>
-#include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/wait.h>
 #include <rdma/rdma_cm.h>
 
 #include "core/fabriq.h"
@@ -82,8 +81,10 @@ struct fabriq_ping_hello {
  * @dma: @buf mapped for the device
  * @recv_cqe: one per receive slot
  * @send_cqe: the send slot's
- * @event: the pinging end waits here for each rdma_cm step
- * @recvd: the pinging end waits here for each echo
+ * @send_busy: the send slot's last send has not completed (passive end)
+ * @stop: the pinging end's stop flag and the wait queue it sleeps on
+ * @event_seq: bumped at each rdma_cm step's event (pinging end)
+ * @recv_seq: bumped at each echo or failure (pinging end)
  * @status: the last rdma_cm step's result (pinging end)
  * @echo_seq: sequence number of the last echo (pinging end)
  * @list: entry on fabriq_ping_conns (passive end)
@@ -101,8 +102,10 @@ struct fabriq_ping_conn {
 	u64 dma;
 	struct ib_cqe recv_cqe[FABRIQ_PING_DEPTH];
 	struct ib_cqe send_cqe;
-	struct completion event;
-	struct completion recvd;
+	bool send_busy;
+	struct fabriq_ping_stop *stop;
+	u32 event_seq;
+	u32 recv_seq;
 	int status;
 	u64 echo_seq;
 	struct list_head list;
@@ -157,6 +160,13 @@ static void fabriq_ping_release(struct fabriq_ping_conn *c)
 		ib_dealloc_pd(pd);
 }
 
+/* The pinging end: one of its waits is over (*@seq is what it waits on). */
+static void fabriq_ping_wake(struct fabriq_ping_conn *c, u32 *seq)
+{
+	WRITE_ONCE(*seq, *seq + 1);
+	wake_up_all(&c->stop->wq);
+}
+
 static int fabriq_ping_post_recv(struct fabriq_ping_conn *c, int slot)
 {
 	struct ib_sge sge = {
@@ -197,8 +207,13 @@ static void fabriq_ping_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
 		pr_debug("ping send completion: %s\n", ib_wc_status_msg(wc->status));
-	if (!c->passive && wc->status != IB_WC_SUCCESS)
-		complete(&c->recvd);
+	if (c->passive) {
+		mutex_lock(&c->lock);
+		c->send_busy = false;
+		mutex_unlock(&c->lock);
+	} else if (wc->status != IB_WC_SUCCESS) {
+		fabriq_ping_wake(c, &c->recv_seq);
+	}
 }
 
 /*
@@ -213,7 +228,7 @@ static void fabriq_ping_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status != IB_WC_SUCCESS) {
 		if (!c->passive)
-			complete(&c->recvd);
+			fabriq_ping_wake(c, &c->recv_seq);
 		return;
 	}
 	mutex_lock(&c->lock);
@@ -224,8 +239,15 @@ static void fabriq_ping_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	ib_dma_sync_single_for_cpu(c->id->device, c->dma + slot * FABRIQ_PING_MSG,
 				   FABRIQ_PING_MSG, DMA_BIDIRECTIONAL);
 	if (c->passive) {
-		memcpy(c->buf + FABRIQ_PING_DEPTH * FABRIQ_PING_MSG, msg, FABRIQ_PING_MSG);
-		fabriq_ping_post_send(c);
+		/*
+		 * One echo in flight: the pinging end sends the next message
+		 * only after this echo came back, so a busy slot means a
+		 * peer that does not wait, and its message goes unanswered.
+		 */
+		if (!c->send_busy) {
+			memcpy(c->buf + FABRIQ_PING_DEPTH * FABRIQ_PING_MSG, msg, FABRIQ_PING_MSG);
+			c->send_busy = !fabriq_ping_post_send(c);
+		}
 	} else {
 		memcpy(&c->echo_seq, msg, sizeof(c->echo_seq));
 	}
@@ -233,7 +255,7 @@ static void fabriq_ping_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 out:
 	mutex_unlock(&c->lock);
 	if (!c->passive)
-		complete(&c->recvd);
+		fabriq_ping_wake(c, &c->recv_seq);
 }
 
 /* PD, CQ, QP and buffer; receives posted ahead.  Context: process. */
@@ -289,16 +311,16 @@ static int fabriq_ping_setup(struct fabriq_ping_conn *c)
 	return 0;
 }
 
-static struct fabriq_ping_conn *fabriq_ping_conn_alloc(bool passive)
+/* @stop: the pinging end's; NULL for an accepted (passive) connection */
+static struct fabriq_ping_conn *fabriq_ping_conn_alloc(struct fabriq_ping_stop *stop)
 {
 	struct fabriq_ping_conn *c = kzalloc(sizeof(*c), GFP_KERNEL);
 
 	if (!c)
 		return NULL;
-	c->passive = passive;
+	c->passive = !stop;
+	c->stop = stop;
 	mutex_init(&c->lock);
-	init_completion(&c->event);
-	init_completion(&c->recvd);
 	INIT_LIST_HEAD(&c->list);
 	return c;
 }
@@ -352,7 +374,7 @@ static int fabriq_ping_accept(struct rdma_cm_id *id, const struct rdma_cm_event 
 	if (err)
 		return err;
 
-	c = fabriq_ping_conn_alloc(true);
+	c = fabriq_ping_conn_alloc(NULL);
 	err = -ENOMEM;
 	if (!c)
 		goto err_count;
@@ -464,13 +486,14 @@ static int fabriq_ping_active_handler(struct rdma_cm_id *id, struct rdma_cm_even
 		c->status = -ECONNREFUSED;
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		/* ends the interval sleep too: it watches c->buf */
 		fabriq_ping_release(c);
 		c->status = -ENODEV;
-		complete(&c->recvd);
+		fabriq_ping_wake(c, &c->recv_seq);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 		c->status = -ECONNRESET;
-		complete(&c->recvd);
+		fabriq_ping_wake(c, &c->recv_seq);
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
 	case RDMA_CM_EVENT_ROUTE_ERROR:
@@ -483,35 +506,34 @@ static int fabriq_ping_active_handler(struct rdma_cm_id *id, struct rdma_cm_even
 	default:
 		return 0;
 	}
-	complete(&c->event);
+	fabriq_ping_wake(c, &c->event_seq);
 	return 0;
 }
 
 /*
- * Wait for @done up to @timeout jiffies; a fatal signal (the CLI killed)
- * ends the wait.  Return: 0, -ETIMEDOUT or -EINTR.
+ * Wait up to @timeout jiffies for *@seq to move on from @seen, the ping to
+ * be stopped, or the device to go.  Return: 0, -ETIMEDOUT or -EINTR
+ * (stopped).
  */
-static int fabriq_ping_wait(struct completion *done, long timeout)
+static int fabriq_ping_wait(struct fabriq_ping_conn *c, u32 *seq, u32 seen, long timeout)
 {
-	long left = wait_for_completion_killable_timeout(done, max(timeout, 1L));
+	long left = wait_event_timeout(c->stop->wq, READ_ONCE(*seq) != seen ||
+				       READ_ONCE(c->stop->stopped), max(timeout, 1L));
 
-	if (left < 0)
+	if (READ_ONCE(c->stop->stopped))
 		return -EINTR;
 	return left ? 0 : -ETIMEDOUT;
 }
 
-/* Start one rdma_cm step and wait for its event. */
-static int fabriq_ping_step(struct fabriq_ping_conn *c, int started, unsigned long ms)
+/* One rdma_cm step, started (@started its result) after @seen was read. */
+static int fabriq_ping_step(struct fabriq_ping_conn *c, u32 seen, int started, unsigned long ms)
 {
 	int err;
 
 	if (started)
 		return started;
-	err = fabriq_ping_wait(&c->event, msecs_to_jiffies(ms));
-	if (err)
-		return err;
-	reinit_completion(&c->event);
-	return c->status;
+	err = fabriq_ping_wait(c, &c->event_seq, seen, msecs_to_jiffies(ms));
+	return err ?: READ_ONCE(c->status);
 }
 
 static int fabriq_ping_connect(struct fabriq_ping_conn *c, struct sockaddr *src,
@@ -525,9 +547,11 @@ static int fabriq_ping_connect(struct fabriq_ping_conn *c, struct sockaddr *src,
 		.retry_count = 7, .rnr_retry_count = 7,
 		.private_data = &hello, .private_data_len = sizeof(hello),
 	};
+	u32 seen;
 	int err;
 
-	err = fabriq_ping_step(c, rdma_resolve_addr(c->id, src, dst, FABRIQ_PING_RESOLVE_MS),
+	seen = READ_ONCE(c->event_seq);
+	err = fabriq_ping_step(c, seen, rdma_resolve_addr(c->id, src, dst, FABRIQ_PING_RESOLVE_MS),
 			       FABRIQ_PING_RESOLVE_MS + 1000);
 	if (err) {
 		NL_SET_ERR_MSG(extack, "cannot resolve the address to an RDMA device");
@@ -540,7 +564,8 @@ static int fabriq_ping_connect(struct fabriq_ping_conn *c, struct sockaddr *src,
 		res->has_tclass = true;
 		rdma_set_service_type(c->id, res->tclass);
 	}
-	err = fabriq_ping_step(c, rdma_resolve_route(c->id, FABRIQ_PING_RESOLVE_MS),
+	seen = READ_ONCE(c->event_seq);
+	err = fabriq_ping_step(c, seen, rdma_resolve_route(c->id, FABRIQ_PING_RESOLVE_MS),
 			       FABRIQ_PING_RESOLVE_MS + 1000);
 	if (err) {
 		NL_SET_ERR_MSG(extack, "cannot resolve a route to the address");
@@ -553,7 +578,8 @@ static int fabriq_ping_connect(struct fabriq_ping_conn *c, struct sockaddr *src,
 		NL_SET_ERR_MSG(extack, "cannot create the QP");
 		return err;
 	}
-	err = fabriq_ping_step(c, rdma_connect(c->id, &param), 5000);
+	seen = READ_ONCE(c->event_seq);
+	err = fabriq_ping_step(c, seen, rdma_connect(c->id, &param), 5000);
 	if (err == -ECONNREFUSED)
 		NL_SET_ERR_MSG(extack, "the peer refused: is fabriq loaded there?");
 	else if (err)
@@ -568,10 +594,10 @@ static int fabriq_ping_connect(struct fabriq_ping_conn *c, struct sockaddr *src,
 static s64 fabriq_ping_once(struct fabriq_ping_conn *c, u64 seq, unsigned int timeout_ms)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(timeout_ms);
+	u32 seen = READ_ONCE(c->recv_seq);
 	ktime_t t0;
 	int err;
 
-	reinit_completion(&c->recvd);
 	mutex_lock(&c->lock);
 	if (!c->buf) {
 		mutex_unlock(&c->lock);
@@ -584,9 +610,10 @@ static s64 fabriq_ping_once(struct fabriq_ping_conn *c, u64 seq, unsigned int ti
 	if (err)
 		return err;
 	for (;;) {
-		err = fabriq_ping_wait(&c->recvd, (long)(deadline - jiffies));
+		err = fabriq_ping_wait(c, &c->recv_seq, seen, (long)(deadline - jiffies));
 		if (err)
 			return err;
+		seen = READ_ONCE(c->recv_seq);
 		if (READ_ONCE(c->echo_seq) == seq)
 			return ktime_to_ns(ktime_sub(ktime_get(), t0));
 		if (c->status || !READ_ONCE(c->buf))
@@ -603,13 +630,15 @@ static s64 fabriq_ping_once(struct fabriq_ping_conn *c, u64 seq, unsigned int ti
  * @opts: count, per-round-trip timeout, interval
  * @res: filled with the device and port used, and the times
  * @extack: for the reason of a failure
+ * @stop: fabriq_ping_stop() on it ends the ping early (-EINTR)
  *
- * Context: process context, may sleep; a fatal signal ends it (-EINTR).
+ * Context: process context, may sleep.
  * Return: 0 (some round trips may have timed out: see @res) or a
  * negative errno.
  */
 int fabriq_ping(struct sockaddr *src, struct sockaddr *dst, const struct fabriq_ping_opts *opts,
-		struct fabriq_ping_result *res, struct netlink_ext_ack *extack)
+		struct fabriq_ping_result *res, struct netlink_ext_ack *extack,
+		struct fabriq_ping_stop *stop)
 {
 	struct fabriq_ping_conn *c;
 	u32 i;
@@ -621,7 +650,7 @@ int fabriq_ping(struct sockaddr *src, struct sockaddr *dst, const struct fabriq_
 		((struct sockaddr_in *)dst)->sin_port = htons(ping_port);
 	if (dst->sa_family == AF_INET6 && !((struct sockaddr_in6 *)dst)->sin6_port)
 		((struct sockaddr_in6 *)dst)->sin6_port = htons(ping_port);
-	c = fabriq_ping_conn_alloc(false);
+	c = fabriq_ping_conn_alloc(stop);
 	if (!c)
 		return -ENOMEM;
 	c->id = rdma_create_id(&init_net, fabriq_ping_active_handler, c, RDMA_PS_TCP,
@@ -634,9 +663,11 @@ int fabriq_ping(struct sockaddr *src, struct sockaddr *dst, const struct fabriq_
 	err = fabriq_ping_connect(c, src, dst, res, extack);
 	for (i = 0; !err && i < opts->count; i++) {
 		if (i && opts->interval_ms &&
-		    schedule_timeout_killable(msecs_to_jiffies(opts->interval_ms)) &&
-		    fatal_signal_pending(current)) {
-			err = -EINTR;
+		    wait_event_timeout(stop->wq, READ_ONCE(stop->stopped) || !READ_ONCE(c->buf),
+				       msecs_to_jiffies(opts->interval_ms))) {
+			err = READ_ONCE(stop->stopped) ? -EINTR : c->status ?: -ENODEV;
+			if (err != -EINTR)
+				NL_SET_ERR_MSG(extack, "the connection failed during the ping");
 			break;
 		}
 		res->sent++;
@@ -671,7 +702,7 @@ int fabriq_ping(struct sockaddr *src, struct sockaddr *dst, const struct fabriq_
  *
  * Context: module init.  Return: 0 or a negative errno.
  */
-int fabriq_ping_init(void)
+static int fabriq_ping_init(void)
 {
 	struct sockaddr_in any = { .sin_family = AF_INET, .sin_port = htons(ping_port) };
 	struct rdma_cm_id *id;
@@ -701,7 +732,7 @@ int fabriq_ping_init(void)
  *
  * Context: module exit.
  */
-void fabriq_ping_exit(void)
+static void fabriq_ping_exit(void)
 {
 	struct fabriq_ping_conn *c, *tmp;
 	LIST_HEAD(conns);
@@ -727,10 +758,29 @@ void fabriq_ping_exit(void)
 	}
 }
 
-/* the listener runs from start to stop: after the ib_client attached */
+static int fabriq_ping_start(void)
+{
+	int err = fabriq_ping_runs_init();
+
+	if (!err) {
+		err = fabriq_ping_init();
+		if (err)
+			fabriq_ping_runs_exit();
+	}
+	return err;
+}
+
+/* the pings first: they may be talking to the listener of this host */
+static void fabriq_ping_stop_all(void)
+{
+	fabriq_ping_runs_exit();
+	fabriq_ping_exit();
+}
+
+/* the listener and the PING runs go from start to stop: after the ib_client attached */
 struct fabriq_subsys fabriq_ping_subsys = {
 	.name = "ping",
-	.start = fabriq_ping_init,
-	.stop = fabriq_ping_exit,
+	.start = fabriq_ping_start,
+	.stop = fabriq_ping_stop_all,
 	.nl_ops = fabriq_ping_nl_ops,
 };

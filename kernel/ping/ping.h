@@ -2,13 +2,15 @@
 /*
  * ping.h - fabriq ping: RC round trips over rdma_cm between fabriq
  * instances and the listener that answers them (ping.c, which also holds
- * the subsystem's descriptor), and the PING command (ping_netlink.c).
+ * the subsystem's descriptor), and the PING command, which runs them in
+ * the background (ping_netlink.c).
  */
 #ifndef _FABRIQ_PING_H
 #define _FABRIQ_PING_H
 
 #include <net/genetlink.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 #include <linux/fabriq.h>
 
 struct netlink_ext_ack;
@@ -48,11 +50,30 @@ struct fabriq_ping_opts {
 	u32 interval_ms;
 };
 
+/**
+ * struct fabriq_ping_stop - how a running ping is told to stop
+ * @wq: the ping sleeps here, in every wait
+ * @stopped: set by fabriq_ping_stop()
+ */
+struct fabriq_ping_stop {
+	wait_queue_head_t wq;
+	bool stopped;
+};
+
+static inline void fabriq_ping_stop(struct fabriq_ping_stop *stop)
+{
+	WRITE_ONCE(stop->stopped, true);
+	wake_up_all(&stop->wq);
+}
+
 struct sockaddr;
-int fabriq_ping_init(void);
-void fabriq_ping_exit(void);
 int fabriq_ping(struct sockaddr *src, struct sockaddr *dst, const struct fabriq_ping_opts *opts,
-		struct fabriq_ping_result *res, struct netlink_ext_ack *extack);
+		struct fabriq_ping_result *res, struct netlink_ext_ack *extack,
+		struct fabriq_ping_stop *stop);
+
+/* ping_netlink.c: PING requests run in the background */
+int fabriq_ping_runs_init(void);
+void fabriq_ping_runs_exit(void);
 
 extern const struct genl_ops fabriq_ping_nl_ops[];
 extern struct fabriq_subsys fabriq_ping_subsys;

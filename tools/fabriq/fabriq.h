@@ -34,6 +34,7 @@ int fq_nl_open(void);
 void fq_nl_close(void);
 struct nl_msg *fq_nl_new(uint8_t cmd, int flags);
 int fq_nl_request(struct nl_msg *msg, fq_msg_cb cb, void *arg, const char *what);
+int fq_nl_request_later(struct nl_msg *msg, fq_msg_cb cb, void *arg, const char *what);
 int fq_nl_subscribe_events(void);
 int fq_nl_listen(fq_msg_cb cb, void *arg, volatile sig_atomic_t *stop);
 int fq_nl_parse(struct nl_msg *msg, struct nlattr **tb, int max, struct nla_policy *pol);

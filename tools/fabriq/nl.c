@@ -36,6 +36,7 @@ struct fq_req {
 	char msg[256];
 	const char *attr;
 	bool done;
+	bool one_reply;		/* the ack says queued; the reply (or error) ends it */
 };
 
 int fq_nl_open(void)
@@ -201,7 +202,7 @@ static int on_valid(struct nl_msg *msg, void *arg)
 {
 	struct fq_req *req = arg;
 
-	if (req->cb && req->cb(msg, req->arg)) {
+	if ((req->cb && req->cb(msg, req->arg)) || req->one_reply) {
 		req->done = true;
 		return NL_STOP;
 	}
@@ -231,10 +232,24 @@ static int on_finish(struct nl_msg *msg, void *arg)
 	return NL_STOP;
 }
 
+/*
+ * libnl expects the next sequence number once the ack came; a reply that
+ * comes after its ack (one_reply) still carries the request's own.
+ */
+static int on_reply_seq_check(struct nl_msg *msg, void *arg)
+{
+	struct fq_req *req = arg;
+
+	return nlmsg_hdr(msg)->nlmsg_seq == nlmsg_hdr(req->sent)->nlmsg_seq ? NL_OK : NL_SKIP;
+}
+
 static int on_ack(struct nl_msg *msg, void *arg)
 {
 	struct fq_req *req = arg;
 
+	/* queued: the reply comes later */
+	if (req->one_reply)
+		return NL_OK;
 	req->done = true;
 	return NL_STOP;
 }
@@ -244,9 +259,10 @@ static int on_ack(struct nl_msg *msg, void *arg)
  * of the dump.  On a kernel error print "<what>: <extack> (attribute X): <errno>".
  * Returns 0 or the negative errno.
  */
-int fq_nl_request(struct nl_msg *msg, fq_msg_cb cb, void *arg, const char *what)
+static int fq_nl_exchange(struct nl_msg *msg, fq_msg_cb cb, void *arg, const char *what,
+			  bool one_reply)
 {
-	struct fq_req req = { .cb = cb, .arg = arg, .sent = msg };
+	struct fq_req req = { .cb = cb, .arg = arg, .sent = msg, .one_reply = one_reply };
 	struct nl_cb *nlcb = nl_cb_alloc(NL_CB_DEFAULT);
 	int err;
 
@@ -258,6 +274,8 @@ int fq_nl_request(struct nl_msg *msg, fq_msg_cb cb, void *arg, const char *what)
 	nl_cb_set(nlcb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &req);
 	nl_cb_set(nlcb, NL_CB_FINISH, NL_CB_CUSTOM, on_finish, &req);
 	nl_cb_set(nlcb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &req);
+	if (one_reply)
+		nl_cb_set(nlcb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, on_reply_seq_check, &req);
 	nl_cb_err(nlcb, NL_CB_CUSTOM, on_error, &req);
 
 	err = nl_send_auto(sk, msg);
@@ -284,6 +302,21 @@ out:
 	nl_cb_put(nlcb);
 	nlmsg_free(msg);
 	return err;
+}
+
+int fq_nl_request(struct nl_msg *msg, fq_msg_cb cb, void *arg, const char *what)
+{
+	return fq_nl_exchange(msg, cb, arg, what, false);
+}
+
+/*
+ * A command the kernel answers later (PING runs in the background): its
+ * ack only says the command was queued; the one reply, or an error, ends
+ * the request.
+ */
+int fq_nl_request_later(struct nl_msg *msg, fq_msg_cb cb, void *arg, const char *what)
+{
+	return fq_nl_exchange(msg, cb, arg, what, true);
 }
 
 int fq_nl_subscribe_events(void)

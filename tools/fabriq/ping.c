@@ -138,7 +138,7 @@ int do_ping(int argc, char **argv)
 		return 1;
 	}
 	out_begin_array(NULL);
-	err = fq_nl_request(msg, print_result, (void *)dst, "ping");
+	err = fq_nl_request_later(msg, print_result, (void *)dst, "ping");
 	out_end_array();
 	fq_nl_close();
 	return err ? 1 : 0;
