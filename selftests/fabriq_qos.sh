@@ -10,7 +10,7 @@
 # port comes up, drift and coherence events, and the opensm export.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 46
+ktap_plan 48
 tmp=$(mktemp -d)
 cleanup() {
 	[ -n "${mon:-}" ] && kill "$mon" 2>/dev/null
@@ -136,6 +136,27 @@ check_match "unprivileged set is refused" "Operation not permitted" \
 	"$(setpriv --reuid=65534 --regid=65534 --clear-groups "$FQ_CLI" qos set dev fqsim72 pfc 1 2>&1)"
 check_match "unprivileged show works" "^dev fqsim72 port 1" \
 	"$(setpriv --reuid=65534 --regid=65534 --clear-groups "$FQ_CLI" qos show dev fqsim72)"
+# An unprivileged loop of QOS_GET is served from the port's snapshot: it
+# costs the device at most one read per second (and fabriq's own check of
+# the intent reads once a second too).  Every MAD to fqsim71 fails from
+# here on, so the MADs a read sends are counted off fail_mads.
+FM=$SIM/fqsim71/port1/fail_mads
+echo 1000000 > $FM
+fq qos show dev fqsim71 > /dev/null 2>&1
+per_read=$((1000000 - $(cat $FM)))
+before=$(cat $FM) t0=$(date +%s%N) shows=0
+while [ $shows -lt 30 ] || [ $(($(date +%s%N) - t0)) -lt 3000000000 ]; do
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$FQ_CLI" qos show dev fqsim71 > /dev/null 2>&1
+	shows=$((shows + 1))
+done
+secs=$((($(date +%s%N) - t0 + 999999999) / 1000000000))
+mads=$((before - $(cat $FM)))
+echo 0 > $FM
+ktap_diag "one read sends $per_read MADs; $shows unprivileged shows in ${secs} s sent $mads"
+check_true "an unprivileged loop of $shows shows in ${secs} s costs the device at most a read a second, plus the intent check's ($mads MADs, a read is $per_read)" \
+	test "$per_read" -gt 0 -a "$mads" -le $((per_read * (2 * secs + 2)))
+check_match "... while a privileged show reads the device now" "^dev fqsim71 port 1" \
+	"$(fq qos show dev fqsim71)"
 
 # ---- events: drift, coherence ----
 fq qos set dev fqsim72 pfc 3,4

@@ -540,6 +540,7 @@ int fabriq_qos_set(struct fabriq_dev *fdev, struct fabriq_port *port,
 
 	err = fabriq_qos_write_hw(kind, &hp, &wa->cand, req->present, &wa->hw, &wa->caps,
 				  extack);
+	fabriq_qos_port(port)->snap_valid = false;	/* the hardware changed */
 	if (err) {
 		/* Put back what was read; the first error is the one reported. */
 		fabriq_qos_write_hw(kind, &hp, &wa->hw, req->present & wa->hw.present,
@@ -580,13 +581,17 @@ out_free:
  * @drift: receives the fields of @intent that @hw does not hold
  * @warning: receives the current incoherence, or ""
  * @wlen: size of @warning
+ * @fresh: read the hardware now; else a read younger than
+ *         FABRIQ_QOS_SNAP_MS may serve (struct fabriq_qos_port)
  *
  * Context: process context.  Return: 0, -ENODEV, or the error of the read.
  */
 int fabriq_qos_get(struct fabriq_dev *fdev, struct fabriq_port *port,
 		   struct fabriq_qos_cfg *intent, struct fabriq_qos_cfg *hw,
-		   struct fabriq_qos_caps *caps, u32 *drift, char *warning, size_t wlen)
+		   struct fabriq_qos_caps *caps, u32 *drift, char *warning, size_t wlen,
+		   bool fresh)
 {
+	struct fabriq_qos_port *qp = fabriq_qos_port(port);
 	const struct fabriq_qos_port_kind *kind;
 	struct fabriq_qos_hwport hp = {};
 	struct fabriq_qos_intent *it;
@@ -597,8 +602,21 @@ int fabriq_qos_get(struct fabriq_dev *fdev, struct fabriq_port *port,
 	mutex_lock(&fabriq_qos_lock);
 	mutex_lock(&fdev->lock);
 	if (fdev->ibdev) {
-		kind = fabriq_qos_hwport_get(fdev, port, &hp);
-		err = fabriq_qos_read_hw(kind, &hp, hw, caps);
+		if (!fresh && qp->snap_valid &&
+		    time_before(jiffies, qp->snap_time + msecs_to_jiffies(FABRIQ_QOS_SNAP_MS))) {
+			*hw = qp->snap_hw;
+			*caps = qp->snap_caps;
+			err = qp->snap_err;
+		} else {
+			kind = fabriq_qos_hwport_get(fdev, port, &hp);
+			err = fabriq_qos_read_hw(kind, &hp, hw, caps);
+			/* a failed read is kept too: it must not be retried in a loop */
+			qp->snap_valid = true;
+			qp->snap_time = jiffies;
+			qp->snap_err = err;
+			qp->snap_hw = *hw;
+			qp->snap_caps = *caps;
+		}
 		it = fabriq_qos_find(fdev->name, port->num);
 		if (it) {
 			*intent = it->cfg;
@@ -713,6 +731,7 @@ static void fabriq_qos_check_one(struct fabriq_dev *fdev, struct fabriq_qos_inte
 		if (!err)
 			err = fabriq_qos_write_hw(kind, &hp, &it->cfg, fields, &wa->hw, &wa->caps,
 						  &extack);
+		fabriq_qos_port(port)->snap_valid = false;
 		if (err && !it->reapply_failed) {
 			/*
 			 * A device that just came back may not be complete yet
@@ -864,7 +883,7 @@ int fabriq_qos_debugfs_show(struct seq_file *s, struct fabriq_dev *fdev,
 	if (!wa || !intent)
 		goto out;
 	err = fabriq_qos_get(fdev, port, intent, &wa->hw, &wa->caps, &drift, wa->msg,
-			     sizeof(wa->msg));
+			     sizeof(wa->msg), true);
 	if (err)
 		goto out;
 	seq_printf(s, "%-14s %-40s %-40s %s\n", "field", "intent", "hardware", "drift");

@@ -209,7 +209,8 @@ int fabriq_qos_set(struct fabriq_dev *fdev, struct fabriq_port *port,
 		   struct netlink_ext_ack *extack);
 int fabriq_qos_get(struct fabriq_dev *fdev, struct fabriq_port *port,
 		   struct fabriq_qos_cfg *intent, struct fabriq_qos_cfg *hw,
-		   struct fabriq_qos_caps *caps, u32 *drift, char *warning, size_t wlen);
+		   struct fabriq_qos_caps *caps, u32 *drift, char *warning, size_t wlen,
+		   bool fresh);
 
 /* qos_netlink.c */
 void fabriq_nl_qos_notify(u8 cmd, const char *dev_name, u32 port, u32 drift,
@@ -225,7 +226,34 @@ void fabriq_qos_dev_renamed(struct fabriq_dev *fdev, const char *old_name);
 int fabriq_qos_tclass(const char *dev_name, u32 port, u8 *tclass);
 int fabriq_qos_debugfs_show(struct seq_file *s, struct fabriq_dev *fdev,
 			    struct fabriq_port *port);
+/**
+ * struct fabriq_qos_port - the QoS subsystem's data of one port
+ * @kind: its backends, chosen when it attached
+ * @snap_valid: @snap_hw and @snap_caps hold a read of the hardware
+ * @snap_time: jiffies of that read
+ * @snap_err: its result
+ * @snap_hw: the state read
+ * @snap_caps: the capabilities read
+ *
+ * The snapshot serves unprivileged QOS_GET: a user without CAP_NET_ADMIN
+ * gets the hardware read by anyone within FABRIQ_QOS_SNAP_MS (or that
+ * read's error), so that a loop of dumps costs at most one read (SMPs,
+ * rtnl, a qdisc dump) per port and interval.  A write through fabriq
+ * drops it.  Under fabriq_dev.lock.
+ */
+struct fabriq_qos_port {
+	const struct fabriq_qos_port_kind *kind;
+	bool snap_valid;
+	unsigned long snap_time;
+	int snap_err;
+	struct fabriq_qos_cfg snap_hw;
+	struct fabriq_qos_caps snap_caps;
+};
+
+#define FABRIQ_QOS_SNAP_MS	1000
+
 const struct fabriq_qos_port_kind *fabriq_qos_port_kind(struct fabriq_port *port);
+struct fabriq_qos_port *fabriq_qos_port(struct fabriq_port *port);
 
 /* qos_netlink.c, qos_subsys.c */
 extern const struct genl_ops fabriq_qos_nl_ops[];

@@ -416,16 +416,20 @@ struct fabriq_nl_qos_reply {
 	char warning[160];
 };
 
+/*
+ * @fresh: the requester may make fabriq read the hardware (CAP_NET_ADMIN);
+ * anyone else gets the port's snapshot while it is young.
+ */
 static int fabriq_nl_qos_fill(struct sk_buff *skb, struct fabriq_dev *fdev,
 			      struct fabriq_port *port, u32 portid, u32 seq, int flags,
-			      struct fabriq_nl_qos_reply *r)
+			      struct fabriq_nl_qos_reply *r, bool fresh)
 {
 	const struct fabriq_qos_caps *caps = &r->caps;
 	void *hdr;
 	int err;
 
 	err = fabriq_qos_get(fdev, port, &r->intent, &r->hw, &r->caps, &r->drift,
-			     r->warning, sizeof(r->warning));
+			     r->warning, sizeof(r->warning), fresh);
 	if (err)
 		return err;
 	hdr = fabriq_nl_put_hdr(skb, portid, seq, flags, FABRIQ_CMD_QOS_GET);
@@ -501,7 +505,8 @@ static int fabriq_nl_qos_get_doit(struct sk_buff *skb, struct genl_info *info)
 	err = -ENOMEM;
 	if (!r || !msg)
 		goto out;
-	err = fabriq_nl_qos_fill(msg, fdev, port, info->snd_portid, info->snd_seq, 0, r);
+	err = fabriq_nl_qos_fill(msg, fdev, port, info->snd_portid, info->snd_seq, 0, r,
+				 netlink_capable(skb, CAP_NET_ADMIN));
 	if (err) {
 		if (err == -ENODEV)
 			NL_SET_ERR_MSG(info->extack, "the device was removed");
@@ -527,11 +532,13 @@ struct fabriq_nl_qos_dump_ctx {
 static int fabriq_nl_qos_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct fabriq_nl_qos_dump_ctx *ctx = (void *)cb->ctx;
+	bool fresh = netlink_capable(cb->skb, CAP_NET_ADMIN);
 	struct fabriq_nl_qos_reply *r;
 	struct fabriq_dev *fdev;
 	int err = 0;
 
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
+
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return -ENOMEM;
@@ -541,7 +548,7 @@ static int fabriq_nl_qos_get_dumpit(struct sk_buff *skb, struct netlink_callback
 				continue;
 			err = fabriq_nl_qos_fill(skb, fdev, &fdev->ports[ctx->next_port],
 						 NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-						 NLM_F_MULTI, r);
+						 NLM_F_MULTI, r, fresh);
 			if (err == -EMSGSIZE)
 				break;
 			err = 0;	/* a port that cannot be read is left out */

@@ -8,6 +8,7 @@
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
 #include "core/fabriq.h"
@@ -34,12 +35,27 @@ static const struct fabriq_qos_port_kind fabriq_qos_roce_port = {
 /* A port's backends are chosen once, by its link layer, when it attaches. */
 static int fabriq_qos_port_init(struct fabriq_port *port)
 {
-	const struct fabriq_qos_port_kind *kind = &fabriq_qos_roce_port;
+	struct fabriq_qos_port *qp = kzalloc(sizeof(*qp), GFP_KERNEL);
 
+	if (!qp)
+		return -ENOMEM;
+	qp->kind = &fabriq_qos_roce_port;
 	if (rdma_port_get_link_layer(port->fdev->ibdev, port->num) == IB_LINK_LAYER_INFINIBAND)
-		kind = &fabriq_qos_ib_port;
-	fabriq_port_set_data(port, &fabriq_qos_subsys, (void *)kind);
+		qp->kind = &fabriq_qos_ib_port;
+	fabriq_port_set_data(port, &fabriq_qos_subsys, qp);
 	return 0;
+}
+
+static void fabriq_qos_port_release(struct fabriq_port *port)
+{
+	kfree(fabriq_port_data(port, &fabriq_qos_subsys));
+	fabriq_port_set_data(port, &fabriq_qos_subsys, NULL);
+}
+
+/* Context: any, while the port exists. */
+struct fabriq_qos_port *fabriq_qos_port(struct fabriq_port *port)
+{
+	return fabriq_port_data(port, &fabriq_qos_subsys);
 }
 
 /**
@@ -50,7 +66,7 @@ static int fabriq_qos_port_init(struct fabriq_port *port)
  */
 const struct fabriq_qos_port_kind *fabriq_qos_port_kind(struct fabriq_port *port)
 {
-	return fabriq_port_data(port, &fabriq_qos_subsys);
+	return fabriq_qos_port(port)->kind;
 }
 
 /* Context: fdev->lock held, fdev->ibdev set. */
@@ -81,6 +97,7 @@ struct fabriq_subsys fabriq_qos_subsys = {
 	.exit = fabriq_qos_exit,
 	.nl_ops = fabriq_qos_nl_ops,
 	.port_init = fabriq_qos_port_init,
+	.port_release = fabriq_qos_port_release,
 	.dev_add = fabriq_qos_dev_added,
 	.dev_gone = fabriq_qos_backend_unregister,
 	.dev_rename = fabriq_qos_dev_renamed,
