@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -117,6 +118,55 @@ static void test_bounds(void)
 	ci.channels = 4;
 	check("12 connections with max_conns_per_comm 8: EINVAL", -EINVAL, comm_try(&ci));
 	set_param("max_conns_per_comm", "4096");
+}
+
+/* kernel threads: the children of kthreadd (PPid 2), kthreadd aside */
+static int kernel_threads(void)
+{
+	char path[64], line[128];
+	struct dirent *d;
+	int n = 0;
+	DIR *dir = opendir("/proc");
+	FILE *f;
+
+	while (dir && (d = readdir(dir))) {
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/status", d->d_name);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f))
+			if (!strncmp(line, "PPid:", 5)) {
+				n += atoi(line + 5) == 2;
+				break;
+			}
+		if (f)
+			fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	return n;
+}
+
+/* 48 idle communicators hold no thread each (the engine is a work item) */
+static void test_idle_threads(void)
+{
+	struct fabriq_comm_init ci = one_rank(19600);
+	int fd[48], i, before, after, opened = 0;
+
+	before = kernel_threads();
+	for (i = 0; i < 48; i++) {
+		ci.base_port = 19600 + i;
+		fd[i] = comm_open(&ci);
+		opened += fd[i] >= 0;
+	}
+	after = kernel_threads();
+	printf("# kernel threads: %d before, %d with %d idle communicators\n", before, after,
+	       opened);
+	check_true("48 idle communicators hold no kernel thread each",
+		   opened == 48 && after - before < 24, "one thread per communicator");
+	for (i = 0; i < 48; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
 }
 
 /* the unprivileged half: in a child, as nobody */
@@ -314,7 +364,7 @@ int main(int argc, char **argv)
 {
 	const char *ramfs = argc > 1 ? argv[1] : "/mnt/fabriq-ramfs";
 
-	printf("TAP version 13\n1..22\n");
+	printf("TAP version 13\n1..23\n");
 	memset(A, 0, sizeof(A));
 	A[0].family = AF_INET;
 	inet_pton(AF_INET, "198.19.0.1", A[0].addr);
@@ -322,6 +372,7 @@ int main(int argc, char **argv)
 	inet_pton(AF_INET, "198.19.0.2", A[1].addr);
 
 	test_bounds();
+	test_idle_threads();
 	set_param("max_comms_per_user", "2");
 	in_child(as_nobody, 5);
 	set_param("max_comms_per_user", "64");

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * coll.c - collective operations: checking and queueing a call, pinning
- * its user buffers, and the engine thread that runs each call's schedule
+ * its user buffers, and the engine that runs each call's schedule
  * (algo*.c) over the transport (cm.c), doing the reductions (reduce*.c).
  *
- * One engine thread per communicator runs the queued calls in submission
- * order.  A synchronous call that finds nothing queued runs in the
+ * A communicator's engine is a work item on the fabriq_coll workqueue,
+ * queued when a call is: it runs the queued calls in submission order and
+ * ends when none is left, so an idle communicator holds no thread (the
+ * workqueue's pool does).  A synchronous call that finds nothing queued runs in the
  * caller's own context instead (two thread switches fewer per call);
  * run_lock keeps the two from running calls at the same time.
  * Within a step every transfer is cut into chunk-sized messages and all
@@ -21,7 +23,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
-#include <linux/kthread.h>
+#include <linux/workqueue.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/pagemap.h>
@@ -350,12 +352,6 @@ static int fq_step_pass(struct fq_comm *comm, struct fq_op *op, const struct fq_
 	return err ? err : all;
 }
 
-/* the engine thread asked to stop (never true for a caller running inline) */
-static bool fq_should_stop(void)
-{
-	return (current->flags & PF_KTHREAD) && kthread_should_stop();
-}
-
 static int fq_run_step(struct fq_comm *comm, struct fq_op *op, const struct fq_step *st)
 {
 	struct fq_xstate xs[FQ_STEP_MAX];
@@ -393,11 +389,9 @@ static int fq_run_step(struct fq_comm *comm, struct fq_op *op, const struct fq_s
 		/* a tenth of a second at most: a closed peer is judged by time */
 		if (wait_event_interruptible_timeout(comm->wq,
 						     READ_ONCE(comm->events) != seen ||
-						     READ_ONCE(comm->err) || fq_should_stop(),
+						     READ_ONCE(comm->err),
 						     min_t(long, left, HZ / 10)) < 0)
 			return -EINTR;
-		if (fq_should_stop())
-			return -ECANCELED;
 	}
 }
 
@@ -505,31 +499,53 @@ static struct fq_op *fq_coll_next(struct fq_comm *comm)
 	return op;
 }
 
+static struct workqueue_struct *fq_coll_wq;
+
 /**
- * fq_coll_engine() - the communicator's engine thread
- * @arg: the communicator
+ * fq_coll_engine() - a communicator's engine: run the queued calls
+ * @work: fq_comm.engine_work
  *
- * Runs the queued calls one by one until kthread_stop().  After the first
- * failure the communicator is failed and every later call ends with its
- * error at once.
+ * Runs every call queued, oldest first, and ends when none is left (a
+ * call queued meanwhile queues the work again).  After the first failure
+ * the communicator is failed and every later call ends with its error at
+ * once.  Context: the fabriq_coll workqueue.
  */
-int fq_coll_engine(void *arg)
+static void fq_coll_engine(struct work_struct *work)
 {
-	struct fq_comm *comm = arg;
+	struct fq_comm *comm = container_of(work, struct fq_comm, engine_work);
 	struct fq_op *op;
 
-	while (!kthread_should_stop()) {
-		wait_event_interruptible(comm->engine_wq, !list_empty(&comm->ops) ||
-					 kthread_should_stop());
-		op = fq_coll_next(comm);
-		if (!op)
-			continue;
+	while ((op = fq_coll_next(comm))) {
 		mutex_lock(&comm->run_lock);
 		op->status = fq_coll_exec(comm, op);
 		mutex_unlock(&comm->run_lock);
 		fq_coll_complete(comm, op);
 	}
-	return 0;
+}
+
+/* For fq_comm_alloc(): the communicator's engine, not yet queued. */
+void fq_coll_engine_init(struct fq_comm *comm)
+{
+	INIT_WORK(&comm->engine_work, fq_coll_engine);
+}
+
+/* Wait until the engine ran every call queued so far (they fail fast once the comm failed). */
+void fq_coll_engine_flush(struct fq_comm *comm)
+{
+	flush_work(&comm->engine_work);
+}
+
+/* Unbound: a call may run for minutes; each runs in a worker of its own. */
+int fq_coll_wq_init(void)
+{
+	fq_coll_wq = alloc_workqueue("fabriq_coll", WQ_UNBOUND, 0);
+	return fq_coll_wq ? 0 : -ENOMEM;
+}
+
+/* Context: stop; /dev/fabriq is gone and no file is open (fops.owner). */
+void fq_coll_wq_exit(void)
+{
+	destroy_workqueue(fq_coll_wq);
 }
 
 /**
@@ -597,7 +613,7 @@ static int fq_op_queue(struct fq_comm *comm, struct fq_op *op, bool async, bool 
 	}
 	mutex_unlock(&comm->op_lock);
 	if (!err && !*inline_run)
-		wake_up(&comm->engine_wq);
+		queue_work(fq_coll_wq, &comm->engine_work);
 	return err;
 }
 

@@ -3,8 +3,8 @@
  * comm.c - communicators and the /dev/fabriq misc device.
  *
  * Each open file holds at most one communicator.  This file owns its
- * lifetime: COMM_INIT (validate, register, connect through cm.c, start
- * the engine of coll.c), DESTROY and close() (stop the engine, tear the
+ * lifetime: COMM_INIT (validate, register, connect through cm.c), DESTROY
+ * and close() (fail it, let the engine of coll.c finish, tear the
  * connections down), device removal (fail it with -ENODEV and release the
  * hardware at once, so "rdma link del" never waits on a user), read() and
  * poll() of async completions, and the leak counters.
@@ -16,7 +16,6 @@
 #include <linux/fs.h>
 #include <linux/in.h>
 #include <linux/in6.h>
-#include <linux/kthread.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/nsproxy.h>
@@ -65,7 +64,6 @@ void fq_comm_fail(struct fq_comm *comm, int err)
 	comm->events++;
 	spin_unlock_irqrestore(&comm->lock, flags);
 	wake_up_all(&comm->wq);
-	wake_up_all(&comm->engine_wq);
 	wake_up_all(&comm->done_wq);
 }
 
@@ -191,7 +189,7 @@ static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 	mutex_init(&comm->op_lock);
 	INIT_LIST_HEAD(&comm->ops);
 	comm->next_seq = 1;
-	init_waitqueue_head(&comm->engine_wq);
+	fq_coll_engine_init(comm);
 	INIT_KFIFO(comm->done);
 	spin_lock_init(&comm->done_lock);
 	init_waitqueue_head(&comm->done_wq);
@@ -286,10 +284,7 @@ static void fq_comm_shutdown(struct fq_comm *comm)
 	if (!READ_ONCE(comm->err) && !READ_ONCE(comm->nops))
 		fq_cm_quiesce(comm, 2 * HZ);
 	fq_comm_fail(comm, -ECANCELED);
-	if (comm->engine) {
-		kthread_stop(comm->engine);
-		comm->engine = NULL;
-	}
+	fq_coll_engine_flush(comm);
 	fq_coll_fail_all(comm, comm->err);
 	fq_debugfs_comm_del(comm);
 	fq_cm_teardown(comm);
@@ -335,14 +330,6 @@ static long fq_ioctl_init(struct fq_file *f, void __user *uarg)
 		}
 	} else {
 		comm->state = FQ_COMM_READY;
-	}
-	comm->engine = kthread_run(fq_coll_engine, comm, "fabriq/%llx:%u", comm->id, comm->rank);
-	if (IS_ERR(comm->engine)) {
-		err = PTR_ERR(comm->engine);
-		comm->engine = NULL;
-		fq_comm_shutdown(comm);
-		fq_comm_put(comm);
-		return err;
 	}
 	fq_debugfs_comm_add(comm);
 	WRITE_ONCE(f->comm, comm);
@@ -590,15 +577,24 @@ static int fq_coll_subsys_start(void)
 	err = fq_tm_stats_ext_register(&fq_comm_stats_ext);
 	if (err)
 		return err;
+	err = fq_coll_wq_init();
+	if (err)
+		goto err_ext;
 	err = fq_comm_init();
 	if (err)
-		fq_tm_stats_ext_unregister(&fq_comm_stats_ext);
+		goto err_wq;
+	return 0;
+err_wq:
+	fq_coll_wq_exit();
+err_ext:
+	fq_tm_stats_ext_unregister(&fq_comm_stats_ext);
 	return err;
 }
 
 static void fq_coll_subsys_stop(void)
 {
 	fq_comm_exit();
+	fq_coll_wq_exit();
 	fq_tm_stats_ext_unregister(&fq_comm_stats_ext);
 }
 

@@ -22,6 +22,7 @@
 #include <linux/rwsem.h>
 #include <linux/socket.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <rdma/rdma_cm.h>
 #include <linux/fabriq.h>
 
@@ -395,8 +396,7 @@ struct fq_op {
  * @ops: queued operations, oldest first
  * @nops: operations queued or running
  * @next_seq: sequence number of the next operation
- * @engine: the thread that runs the operations
- * @engine_wq: the engine sleeps here for work
+ * @engine_work: the engine (coll.c), queued with the operations
  * @done: completions of async operations, for read()
  * @done_lock: protects @done
  * @done_wq: read() and poll() wait here
@@ -457,8 +457,7 @@ struct fq_comm {
 	struct list_head ops;
 	u32 nops;
 	u64 next_seq;
-	struct task_struct *engine;
-	wait_queue_head_t engine_wq;
+	struct work_struct engine_work;
 
 	DECLARE_KFIFO(done, struct fabriq_completion, 128);
 	spinlock_t done_lock;		/* see above */
@@ -538,7 +537,10 @@ void fq_cm_quiesce(struct fq_comm *comm, unsigned long timeout);
 
 /* coll.c */
 int fq_coll_submit(struct fq_comm *comm, struct fabriq_coll *req, bool async);
-int fq_coll_engine(void *arg);
+void fq_coll_engine_init(struct fq_comm *comm);
+void fq_coll_engine_flush(struct fq_comm *comm);
+int fq_coll_wq_init(void);
+void fq_coll_wq_exit(void);
 void fq_coll_fail_all(struct fq_comm *comm, int err);
 
 /* comm_netlink.c, comm.c: how the subsystem plugs into the core */
