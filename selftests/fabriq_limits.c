@@ -123,7 +123,7 @@ static void test_bounds(void)
 /* kernel threads: the children of kthreadd (PPid 2), kthreadd aside */
 static int kernel_threads(void)
 {
-	char path[64], line[128];
+	char path[300], line[128];
 	struct dirent *d;
 	int n = 0;
 	DIR *dir = opendir("/proc");
