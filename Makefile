@@ -24,8 +24,11 @@ endif
 KVER ?= $(shell $(SRC)/tools/vm/kver)
 KDIR ?= /lib/modules/$(KVER)/build
 
-# checkpatch.pl and the kselftest harness come from Debian's linux-source tarball.
-LINUX_SRC_TAR ?= $(lastword $(sort $(wildcard /usr/src/linux-source-*.tar.xz)))
+# checkpatch.pl and the kselftest harness come from Debian's linux-source
+# tarball: 6.1's, the one tools/deps.list installs, even when a newer one
+# (linux-source-6.12 for make check-debug) is there too.
+LINUX_SRC_TAR ?= $(firstword $(wildcard /usr/src/linux-source-6.1.tar.xz) \
+			     $(lastword $(sort $(wildcard /usr/src/linux-source-*.tar.xz))))
 KSRC := $(BUILD)/linux-src
 
 .PHONY: all module kmod-tree cli selftests clean checkpatch sparse check demo bench deps \

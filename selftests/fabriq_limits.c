@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -360,9 +361,59 @@ static void in_child(void (*fn)(void), int nchecks)
 	fails = got[1];
 }
 
+/*
+ * --flood, run by fabriq_limits.sh inside a small memory cgroup: rank 1
+ * joins and then waits, so rank 0's async reducescatters of 16 MiB per
+ * rank queue up, each holding a 32 MiB kernel work buffer charged to the
+ * cgroup, until the cgroup's limit refuses one.  Prints how far it got.
+ */
+static int flood(void)
+{
+	static const char *const peers[] = { "198.19.0.1", "198.19.0.2" };
+	size_t count = (16 << 20) / sizeof(float);
+	struct fabriq_req req[FABRIQ_MAX_INFLIGHT];
+	struct fabriq_comm *c;
+	float *in, *out;
+	int i, err = 0;
+	pid_t peer;
+
+	in = mmap(NULL, 2 * count * sizeof(float), PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	out = mmap(NULL, count * sizeof(float), PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (in == MAP_FAILED || out == MAP_FAILED)
+		return 2;
+	peer = fork();
+	if (!peer) {
+		if (!fabriq_comm_init(&c, 0xf100d, 2, 1, peers, 19650, NULL))
+			sleep(120);
+		_exit(0);
+	}
+	err = fabriq_comm_init(&c, 0xf100d, 2, 0, peers, 19650, NULL);
+	if (err) {
+		printf("flood: cannot join: %s\n", strerror(-err));
+		kill(peer, SIGKILL);
+		return 1;
+	}
+	for (i = 0; i < FABRIQ_MAX_INFLIGHT; i++) {
+		err = fabriq_reducescatter(c, in, out, count, FABRIQ_FLOAT32, FABRIQ_OP_SUM, &req[i]);
+		if (err)
+			break;
+	}
+	printf("flood: queued %d, then %s\n", i, err ? strerrorname_np(-err) : "nothing refused");
+	fflush(stdout);
+	kill(peer, SIGKILL);
+	waitpid(peer, NULL, 0);
+	fabriq_comm_destroy(c);
+	return err == -ENOMEM && i > 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *ramfs = argc > 1 ? argv[1] : "/mnt/fabriq-ramfs";
+
+	if (argc > 1 && !strcmp(argv[1], "--flood"))
+		return flood();
 
 	printf("TAP version 13\n1..23\n");
 	memset(A, 0, sizeof(A));

@@ -7,11 +7,12 @@
 # no write pins of a file's shared pages, the traffic class only with
 # CAP_NET_ADMIN, and the opener's network namespace (fabriq_limits); then
 # the CLI as nobody with `ulimit -l 64` refused a 64 MiB allreduce with
-# the memlock message, within the limit it works, and nothing is left.
+# the memlock message, within the limit it works; a flood of big async
+# calls in a memory cgroup fails cleanly; and nothing is left.
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 6
+ktap_plan 8
 fq_require setpriv mount umount rdma jq
 mark=$(fq_console_mark)
 fq_load_fabriq || ktap_bail "cannot load fabriq"
@@ -38,6 +39,26 @@ check_match "nobody, ulimit -l 64: a 64 MiB allreduce is refused with the memloc
 out=$(as_nobody 4096 "$cli_dir/fabriq" -j bench allreduce --rank 0 --peers "$addr" -b 1M -e 1M -n 2 \
 	-c 1 --port 19610)
 check_eq "nobody, ulimit -l 4096: a 1 MiB allreduce works, 0 wrong" "1 0" \
+	"$(echo "$out" | jq -r '"\(.results | length) \(.summary.wrong)"' 2>&1)"
+
+# A flood of big async calls in a 160 MiB memory cgroup: fabriq's kernel
+# memory is charged there, so the flood stops with ENOMEM (or, if the
+# cgroup's OOM killer takes the process first, it dies); either way
+# nothing is left and the host goes on.
+cg=/sys/fs/cgroup
+mountpoint -q $cg || mount -t cgroup2 none $cg
+echo +memory > $cg/cgroup.subtree_control 2>/dev/null
+mkdir -p $cg/fqflood && echo 160M > $cg/fqflood/memory.max || ktap_bail "cannot make a memory cgroup"
+out=$(sh -c "echo \$\$ > $cg/fqflood/cgroup.procs && exec \"$here/fabriq_limits\" --flood" 2>&1)
+rc=$?
+ktap_diag "flood: exit $rc: $out; the cgroup's memory events: $(tr '\n' ' ' < $cg/fqflood/memory.events)"
+check_true "a flood of 16 MiB async reducescatters in a 160 MiB memory cgroup is refused with ENOMEM, or OOM-killed (exit $rc: $out)" \
+	sh -c "[ $rc -eq 0 ] && echo '$out' | grep -q 'then ENOMEM' || [ $rc -eq 137 ]"
+wait_for 10 sh -c "! grep -qv ' 0$' $FQ_DBG/objects"
+rmdir $cg/fqflood
+out=$("$FQ_CLI" -j bench allreduce --ranks 2 --peers 198.19.0.1,198.19.0.2 -b 1M -e 1M -n 2 -c 1 \
+	--port 19660 2>&1)
+check_eq "... and afterwards an allreduce works, 0 wrong" "1 0" \
 	"$(echo "$out" | jq -r '"\(.results | length) \(.summary.wrong)"' 2>&1)"
 
 umount "$ramfs"

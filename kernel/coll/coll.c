@@ -535,10 +535,15 @@ void fq_coll_engine_flush(struct fq_comm *comm)
 	flush_work(&comm->engine_work);
 }
 
-/* Unbound: a call may run for minutes; each runs in a worker of its own. */
+/*
+ * Unbound: a call may run for minutes; each runs in a worker of its own.
+ * Ranks of one job on one host wait for each other, so as many engines
+ * as the workqueue allows may run at once (512; an engine beyond that
+ * waits for one to finish its queue).
+ */
 int fq_coll_wq_init(void)
 {
-	fq_coll_wq = alloc_workqueue("fabriq_coll", WQ_UNBOUND, 0);
+	fq_coll_wq = alloc_workqueue("fabriq_coll", WQ_UNBOUND, WQ_MAX_ACTIVE);
 	return fq_coll_wq ? 0 : -ENOMEM;
 }
 

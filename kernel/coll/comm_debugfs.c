@@ -24,6 +24,7 @@
  * clears what they look at; debugfs_remove_recursive() waits for them.
  */
 #include <linux/debugfs.h>
+#include <linux/inet.h>
 #include <linux/math64.h>
 #include <linux/seq_file.h>
 
@@ -64,6 +65,7 @@ static int fq_comm_peers_show(struct seq_file *s, void *unused)
 	struct fq_peer *p;
 	struct fq_conn *c;
 	u32 r, ch, credits, qpn, inflight;
+	char addr[INET6_ADDRSTRLEN + 8];
 	struct fq_qp_stats qs;
 	u64 wait, wait_last;
 	bool up;
@@ -92,8 +94,14 @@ static int fq_comm_peers_show(struct seq_file *s, void *unused)
 			wait = p->wait_ns;
 			wait_last = p->wait_last_ns;
 			spin_unlock_bh(&comm->stats_lock);
-			seq_printf(s, "%-6u %-3u %-40pISpc %-8u %-5s %-7u %10llu %10llu %14llu %14llu %10llu %6llu %8u %11llu %14llu %14llu %4s\n",
-				   r, ch, &comm->addrs[r], qpn, up ? "up" : "down", credits,
+			/*
+			 * No field width on %pISp: vsprintf pads the port to
+			 * it inside its own small buffer (KASAN: stack out of
+			 * bounds in ip4_addr_string_sa).
+			 */
+			snprintf(addr, sizeof(addr), "%pISpc", &comm->addrs[r]);
+			seq_printf(s, "%-6u %-3u %-40s %-8u %-5s %-7u %10llu %10llu %14llu %14llu %10llu %6llu %8u %11llu %14llu %14llu %4s\n",
+				   r, ch, addr, qpn, up ? "up" : "down", credits,
 				   p->send_seq, p->recv_seq, p->tx_bytes, p->rx_bytes, qs.tx_wrs,
 				   qs.errors, inflight,
 				   qs.tx_wrs ? div64_u64(qs.cqe_ns, qs.tx_wrs) : 0, wait, wait_last,

@@ -378,13 +378,9 @@ static void fabriq_qos_hwport_put(struct fabriq_qos_hwport *hp)
 	hp->ndev = NULL;
 }
 
-/*
- * Read the port's state into @hw and @caps: every backend in turn, each
- * reading the fields no backend before it owns.  Context: fdev->lock held.
- */
-static int fabriq_qos_read_hw(const struct fabriq_qos_port_kind *kind,
-			      const struct fabriq_qos_hwport *hp,
-			      struct fabriq_qos_cfg *hw, struct fabriq_qos_caps *caps)
+static int fabriq_qos_read_backends(const struct fabriq_qos_port_kind *kind,
+				    const struct fabriq_qos_hwport *hp,
+				    struct fabriq_qos_cfg *hw, struct fabriq_qos_caps *caps)
 {
 	const struct fabriq_qos_ops *ops;
 	int i, err;
@@ -402,6 +398,27 @@ static int fabriq_qos_read_hw(const struct fabriq_qos_port_kind *kind,
 	}
 	caps->trust = caps->owned_all & BIT(FABRIQ_QOS_F_TRUST);
 	return 0;
+}
+
+/*
+ * Read @port's state into @hw and @caps: every backend in turn, each
+ * reading the fields no backend before it owns.  Every read, and its
+ * error, becomes the port's snapshot for unprivileged readers.
+ * Context: fdev->lock held.
+ */
+static int fabriq_qos_read_hw(struct fabriq_port *port, const struct fabriq_qos_port_kind *kind,
+			      const struct fabriq_qos_hwport *hp,
+			      struct fabriq_qos_cfg *hw, struct fabriq_qos_caps *caps)
+{
+	struct fabriq_qos_port *qp = fabriq_qos_port(port);
+	int err = fabriq_qos_read_backends(kind, hp, hw, caps);
+
+	qp->snap_valid = true;
+	qp->snap_time = jiffies;
+	qp->snap_err = err;
+	qp->snap_hw = *hw;
+	qp->snap_caps = *caps;
+	return err;
 }
 
 /*
@@ -524,7 +541,7 @@ int fabriq_qos_set(struct fabriq_dev *fdev, struct fabriq_port *port,
 		goto out_unlock;
 	}
 	kind = fabriq_qos_hwport_get(fdev, port, &hp);
-	err = fabriq_qos_read_hw(kind, &hp, &wa->hw, &wa->caps);
+	err = fabriq_qos_read_hw(port, kind, &hp, &wa->hw, &wa->caps);
 	if (err) {
 		NL_SET_ERR_MSG(extack, "cannot read the port's QoS state from the device");
 		goto out_unlock;
@@ -558,7 +575,7 @@ int fabriq_qos_set(struct fabriq_dev *fdev, struct fabriq_port *port,
 	it->drift &= ~req->present;
 	it->reapply = false;
 	/* Coherence is judged on what the hardware holds now. */
-	if (!fabriq_qos_read_hw(kind, &hp, &wa->hw, &wa->caps))
+	if (!fabriq_qos_read_hw(port, kind, &hp, &wa->hw, &wa->caps))
 		fabriq_qos_check_coherence(it, &wa->hw, wa->msg);
 
 out_unlock:
@@ -609,13 +626,7 @@ int fabriq_qos_get(struct fabriq_dev *fdev, struct fabriq_port *port,
 			err = qp->snap_err;
 		} else {
 			kind = fabriq_qos_hwport_get(fdev, port, &hp);
-			err = fabriq_qos_read_hw(kind, &hp, hw, caps);
-			/* a failed read is kept too: it must not be retried in a loop */
-			qp->snap_valid = true;
-			qp->snap_time = jiffies;
-			qp->snap_err = err;
-			qp->snap_hw = *hw;
-			qp->snap_caps = *caps;
+			err = fabriq_qos_read_hw(port, kind, &hp, hw, caps);
 		}
 		it = fabriq_qos_find(fdev->name, port->num);
 		if (it) {
@@ -722,7 +733,7 @@ static void fabriq_qos_check_one(struct fabriq_dev *fdev, struct fabriq_qos_inte
 	if (!fdev->ibdev || !port)
 		goto out;
 	kind = fabriq_qos_hwport_get(fdev, port, &hp);
-	if (fabriq_qos_read_hw(kind, &hp, &wa->hw, &wa->caps))
+	if (fabriq_qos_read_hw(port, kind, &hp, &wa->hw, &wa->caps))
 		goto out;
 
 	if (it->reapply) {
@@ -749,7 +760,7 @@ static void fabriq_qos_check_one(struct fabriq_dev *fdev, struct fabriq_qos_inte
 			it->reapply = false;
 		}
 		it->reapply_failed = err;
-		if (fabriq_qos_read_hw(kind, &hp, &wa->hw, &wa->caps))
+		if (fabriq_qos_read_hw(port, kind, &hp, &wa->hw, &wa->caps))
 			goto out;
 	}
 	fabriq_qos_report_drift(it, fabriq_qos_diff(&it->cfg, &wa->hw), &wa->hw, wa);

@@ -236,10 +236,11 @@ int fabriq_qos_debugfs_show(struct seq_file *s, struct fabriq_dev *fdev,
  * @snap_caps: the capabilities read
  *
  * The snapshot serves unprivileged QOS_GET: a user without CAP_NET_ADMIN
- * gets the hardware read by anyone within FABRIQ_QOS_SNAP_MS (or that
- * read's error), so that a loop of dumps costs at most one read (SMPs,
- * rtnl, a qdisc dump) per port and interval.  A write through fabriq
- * drops it.  Under fabriq_dev.lock.
+ * gets the last hardware read (by anyone: QOS_GET, QOS_SET, the intent
+ * check) if it is younger than FABRIQ_QOS_SNAP_MS, or that read's error,
+ * so that a loop of dumps costs at most one read (SMPs, rtnl, a qdisc
+ * dump) per port and interval.  A write through fabriq drops it.  Under
+ * fabriq_dev.lock.
  */
 struct fabriq_qos_port {
 	const struct fabriq_qos_port_kind *kind;
