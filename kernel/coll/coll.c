@@ -112,7 +112,7 @@ static int fq_op_buffers(struct fq_comm *comm, struct fq_op *op, u64 blk, bool c
 	case FABRIQ_COLL_REDUCESCATTER:
 		err = fq_user_buf(&op->in, req->sendbuf, all, false, copy) ?:
 		      fq_user_buf(&op->out, req->recvbuf, blk, true, copy);
-		op->scratch = err || !all ? NULL : kvmalloc(all, GFP_KERNEL_ACCOUNT);
+		op->scratch = err || !all ? NULL : kvmalloc(all, FQ_GFP_USER_SIZED);
 		if (!err && all && !op->scratch)
 			err = -ENOMEM;
 		op->work = op->scratch;
@@ -126,7 +126,7 @@ static int fq_op_buffers(struct fq_comm *comm, struct fq_op *op, u64 blk, bool c
 		err = fq_user_buf(&op->in, req->sendbuf, blk, false, copy) ?:
 		      (root ? fq_user_buf(&op->out, req->recvbuf, blk, true, copy) : 0);
 		if (!err && !root && blk) {
-			op->scratch = kvmalloc(blk, GFP_KERNEL_ACCOUNT);
+			op->scratch = kvmalloc(blk, FQ_GFP_USER_SIZED);
 			err = op->scratch ? 0 : -ENOMEM;
 		}
 		op->work = root ? op->out.ptr : op->scratch;
@@ -137,7 +137,7 @@ static int fq_op_buffers(struct fq_comm *comm, struct fq_op *op, u64 blk, bool c
 		/* in place (or overlapping): send from a copy of the input */
 		if (!err && all && req->sendbuf < req->recvbuf + all &&
 		    req->recvbuf < req->sendbuf + all) {
-			op->scratch = kvmalloc(all, GFP_KERNEL_ACCOUNT);
+			op->scratch = kvmalloc(all, FQ_GFP_USER_SIZED);
 			err = op->scratch ? 0 : -ENOMEM;
 		}
 		op->work = op->out.ptr;

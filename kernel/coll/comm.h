@@ -288,6 +288,14 @@ struct fq_pin {
 	unsigned long charged;
 };
 
+/*
+ * Memory whose size the caller chose (work buffers, copies, page lists):
+ * charged to its memory cgroup, and over the cgroup's limit the call
+ * fails with -ENOMEM instead of waking the cgroup's OOM killer; the caller
+ * is told, so the kernel log is not.
+ */
+#define FQ_GFP_USER_SIZED	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+
 /* umem.c */
 int fq_user_buf(struct fq_pin *p, u64 uaddr, u64 len, bool write, bool copy);
 void fq_unpin(struct fq_pin *p, bool dirty);

@@ -89,7 +89,7 @@ static int fq_pin(struct fq_pin *p, u64 uaddr, u64 len, bool write)
 	err = fq_limits_charge_pin(p, n);
 	if (err)
 		return err;
-	p->pages = kvmalloc_array(n, sizeof(*p->pages), GFP_KERNEL_ACCOUNT);
+	p->pages = kvmalloc_array(n, sizeof(*p->pages), FQ_GFP_USER_SIZED);
 	if (!p->pages)
 		return -ENOMEM;
 	got = pin_user_pages_fast(uaddr & PAGE_MASK, n, (write ? FOLL_WRITE : 0) | FOLL_LONGTERM,
@@ -118,7 +118,7 @@ static int fq_copy_in(struct fq_pin *p, u64 uaddr, u64 len, bool write)
 {
 	if (!len)
 		return 0;
-	p->ptr = kvmalloc(len, GFP_KERNEL_ACCOUNT);
+	p->ptr = kvmalloc(len, FQ_GFP_USER_SIZED);
 	if (!p->ptr)
 		return -ENOMEM;
 	p->copy = true;
