@@ -4,12 +4,14 @@
 # fabriq_comm_strangers.sh - a forming communicator faces every host on
 # the fabric and every local user who learned its id (COMM_GET shows it):
 # rping and ib_send_bw -R connecting to its listening port, a flood of
-# connection requests, and a rank 1 with the right id but another key are
-# all refused, none of them takes rank 1's place, and the real rank 1 then
+# connection requests, forged handshakes (fabriq_cm_forge: a random MAC,
+# another version, too short, the wrong source address, a rank out of
+# range) and a rank 1 with the right id but another key are all refused, none of them takes rank 1's place, and the real rank 1 then
 # joins and the job completes with 0 wrong; afterwards nothing is left.
 . "$(dirname "$0")/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 9
+ktap_plan 14
 fq_require rping ib_send_bw jq timeout od
 mark=$(fq_console_mark)
 fq_load_fabriq || ktap_bail "cannot load fabriq"
@@ -43,6 +45,18 @@ for i in $(seq 40); do
 	flood+=($!)
 done
 wait "${flood[@]}"
+# rank 1's address, the right id, a forged MAC: refused, and told why
+forge() { "$here/fabriq_cm_forge" "$@" 2>&1; }
+check_eq "a handshake with a forged MAC is refused for its key" "refused: key" \
+	"$(forge "$B" "$A" $port $id 1 2)"
+check_eq "a handshake of another version is refused" "refused" \
+	"$(forge "$B" "$A" $port $id 1 2 version 1)"
+check_eq "a handshake too short to be one is refused" "refused" \
+	"$(forge "$B" "$A" $port $id 1 2 short)"
+# the address is checked before the MAC: a stranger learns nothing of the key
+check_eq "a rank 1 from another address is refused without a reason" "refused" \
+	"$(forge "$A" "$A" $port $id 1 2)"
+check_eq "a rank out of range is refused" "refused" "$(forge "$B" "$A" $port $id 5 2)"
 other=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
 imp=$(FABRIQ_KEY=$other timeout 20 "$FQ_CLI" bench "${job[@]}" --rank 1 2>&1)
 check_match "a rank 1 with the right id and another key is refused, and told why" \

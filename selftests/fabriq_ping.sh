@@ -11,7 +11,7 @@
 # class on a real wire is checked by fabriq_wire.sh across two guests.)
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 20
+ktap_plan 22
 modprobe rdma_rxe || { echo "1..0 # SKIP rdma_rxe not available"; exit 4; }
 tmp=$(mktemp -d)
 cleanup() {
@@ -100,6 +100,26 @@ check_true "... and no fou or fabriq request waits more than 1 s ($((worst - bas
 wait $bg
 bg=
 check_match "... while the ping itself goes on to the end" " 30 sent, 30 received" "$(cat "$tmp/30s.out")"
+
+# At most 16 pings run at once: a 17th is refused with EBUSY and says so,
+# and once they end a ping runs again.
+pids=
+for i in $(seq 16); do
+	"$FQ_CLI" ping $B count 1000 interval 100 > /dev/null 2>&1 &
+	pids="$pids $!"
+done
+sleep 3
+check_eq "a 17th ping beside 16 running ones is refused" \
+	"fabriq: ping: 16 pings are running already; try later: Device or resource busy" \
+	"$(err_of fq ping $B count 1)"
+kill -9 $pids 2>/dev/null
+wait $pids 2>/dev/null
+# (the kernel stops each as its socket closes; give the passive ends time)
+for i in $(seq 10); do
+	out=$(fq ping $B count 2 2>&1) && break
+	sleep 1
+done
+check_match "... and once they are stopped a ping runs again" " 2 sent, 2 received" "$out"
 
 # The device goes away under a long ping: it ends, nothing hangs.
 "$FQ_CLI" ping $B count 1000 interval 100 > "$tmp/long.out" 2>&1 &

@@ -8,11 +8,21 @@
 # but never reached (it stopped early, crashed or timed out) are reported
 # as "not ok ... # MISSING" beneath it, so a set-up failure can never shrink
 # the total.  Tests come from the Makefile's
-# TEST_PROGS and TEST_GEN_PROGS, in that order.
+# TEST_PROGS and TEST_GEN_PROGS, in that order; TESTS="a.sh b" runs only
+# those of them (a name that is no test is an error).
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
 
 tests=$(make -s -C "$dir" --no-print-directory print-tests)
+if [ -n "${TESTS:-}" ]; then
+	for t in $TESTS; do
+		case " $(echo $tests) " in
+		*" $t "*) ;;
+		*) echo "run_tests.sh: TESTS names '$t', which is not a test here" >&2; exit 2 ;;
+		esac
+	done
+	tests=$TESTS
+fi
 n=$(echo $tests | wc -w)
 timeout_s=$(sed -n 's/^timeout=//p' "$dir/settings")
 echo "TAP version 13"

@@ -42,36 +42,7 @@
 #define FQ_MIN_RNR_TIMER	IB_RNR_TIMER_000_16
 #define FQ_RETRY_MS		100
 
-/*
- * The handshake's private data; all fields network order.  The request
- * must fit what rdma_cm leaves of an IB CM REQ (92 bytes less its own
- * 36-byte header).
- */
-struct fq_cm_req {
-	__be32 version;
-	__be32 rank;
-	__be32 nranks;
-	__be32 chan;
-	__be64 comm_id;
-	u8 mac[FQ_AUTH_MAC_LEN];	/* cm_auth.c */
-};
-
-static_assert(sizeof(struct fq_cm_req) <= 56);
-
-struct fq_cm_rep {
-	__be32 version;
-	u8 mac[FQ_AUTH_MAC_LEN];
-};
-
-/* why a listener refused a request that named its communicator */
-struct fq_cm_rej {
-	__be32 magic;
-	__be32 reason;
-};
-
-#define FQ_CM_VERSION		2
-#define FQ_CM_REJ_MAGIC		0x4651524a	/* "FQRJ" */
-#define FQ_CM_REJ_KEY		1		/* the MAC did not prove the key */
+static_assert(sizeof(struct fabriq_cm_req) <= 56);
 
 static void fq_cm_event(struct fq_comm *comm)
 {
@@ -626,8 +597,10 @@ static void fq_conn_release(struct fq_conn *conn)
 	struct fq_comm *comm = conn->comm;
 
 	lockdep_assert_held(&comm->hw_rwsem);
-	if (!conn->id)
+	if (!conn->id) {
+		WRITE_ONCE(conn->setup_failed, false);
 		return;
+	}
 	if (conn->established)
 		rdma_disconnect(conn->id);
 	if (conn->has_qp) {
@@ -664,20 +637,36 @@ static void fq_conn_param(struct rdma_conn_param *param, const void *priv, u8 le
 	param->private_data_len = len;
 }
 
+/*
+ * The handshake of @conn as its MACs cover it, QP numbers still to be
+ * filled in: @we_connect when this rank sent the connect request.
+ */
+static struct fq_auth_hs fq_conn_handshake(const struct fq_conn *conn, bool we_connect)
+{
+	u32 us = conn->comm->rank, peer = conn->peer->rank;
+
+	return (struct fq_auth_hs){
+		.initiator = we_connect ? us : peer,
+		.acceptor = we_connect ? peer : us,
+		.chan = conn->chan,
+	};
+}
+
 /* ---- the passive side: the listener and what it accepted ---- */
 
 /*
  * The slot a connect request asks for, if it names this communicator,
  * comes from the rank's address and proves the key; @hs is its handshake.
  * A request that named the communicator and failed only the key is
- * refused with FQ_CM_REJ_KEY in @rej_reason, so a rank given the wrong
+ * refused with FABRIQ_CM_REJ_KEY in @rej_reason, so a rank given the wrong
  * key learns why.
  */
 static struct fq_conn *fq_cm_match(struct fq_comm *comm, struct rdma_cm_id *id,
 				   const struct rdma_cm_event *ev, struct fq_auth_hs *hs,
 				   u32 *rej_reason)
 {
-	const struct fq_cm_req *req = ev->param.conn.private_data;
+	const struct fabriq_cm_req *req = ev->param.conn.private_data;
+	struct fq_conn *conn;
 	u32 rank, chan;
 
 	*rej_reason = 0;
@@ -685,31 +674,29 @@ static struct fq_conn *fq_cm_match(struct fq_comm *comm, struct rdma_cm_id *id,
 		return NULL;
 	rank = be32_to_cpu(req->rank);
 	chan = be32_to_cpu(req->chan);
-	if (be64_to_cpu(req->comm_id) != comm->id || be32_to_cpu(req->version) != FQ_CM_VERSION ||
+	if (be64_to_cpu(req->comm_id) != comm->id ||
+	    be32_to_cpu(req->version) != FABRIQ_CM_VERSION ||
 	    be32_to_cpu(req->nranks) != comm->nranks || rank >= comm->nranks ||
 	    rank <= comm->rank || chan >= comm->nch)
 		return NULL;
-	if (!fq_auth_addr_ok(comm, rank, (struct sockaddr *)&id->route.addr.dst_addr))
+	if (!fq_auth_peer_ok(comm, rank, id))
 		return NULL;
-	*hs = (struct fq_auth_hs){
-		.initiator = rank,
-		.acceptor = comm->rank,
-		.chan = chan,
-		.req_qpn = ev->param.conn.qp_num,
-	};
+	conn = comm->peers[rank].ch[chan];
+	*hs = fq_conn_handshake(conn, false);
+	hs->req_qpn = ev->param.conn.qp_num;
 	if (!fq_auth_ok(comm, hs, req->mac)) {
-		*rej_reason = FQ_CM_REJ_KEY;
+		*rej_reason = FABRIQ_CM_REJ_KEY;
 		return NULL;
 	}
-	return comm->peers[rank].ch[chan];
+	return conn;
 }
 
 static int fq_cm_accept(struct fq_comm *comm, struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
-	struct fq_cm_rep rep = { .version = cpu_to_be32(FQ_CM_VERSION) };
+	struct fabriq_cm_rep rep = { .version = cpu_to_be32(FABRIQ_CM_VERSION) };
 	struct rdma_conn_param param;
 	struct fq_auth_hs hs;
-	struct fq_cm_rej rej;
+	struct fabriq_cm_rej rej;
 	struct fq_conn *conn;
 	u32 rej_reason = 0;
 	int err = -ECONNREFUSED;
@@ -750,7 +737,7 @@ static int fq_cm_accept(struct fq_comm *comm, struct rdma_cm_id *id, struct rdma
 out:
 	mutex_unlock(&comm->setup_lock);
 	if (err && rej_reason) {
-		rej.magic = cpu_to_be32(FQ_CM_REJ_MAGIC);
+		rej.magic = cpu_to_be32(FABRIQ_CM_REJ_MAGIC);
 		rej.reason = cpu_to_be32(rej_reason);
 		rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
 	} else if (err) {
@@ -825,30 +812,26 @@ static int fq_cm_listen_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 static bool fq_cm_rep_ok(struct fq_conn *conn, struct rdma_cm_id *id,
 			 const struct rdma_cm_event *ev)
 {
-	const struct fq_cm_rep *rep = ev->param.conn.private_data;
-	struct fq_comm *comm = conn->comm;
-	struct fq_auth_hs hs = {
-		.reply = true,
-		.initiator = comm->rank,
-		.acceptor = conn->peer->rank,
-		.chan = conn->chan,
-		.req_qpn = id->qp ? id->qp->qp_num : 0,
-		.rep_qpn = ev->param.conn.qp_num,
-	};
+	const struct fabriq_cm_rep *rep = ev->param.conn.private_data;
+	struct fq_auth_hs hs = fq_conn_handshake(conn, true);
 
+	hs.reply = true;
+	hs.req_qpn = id->qp ? id->qp->qp_num : 0;
+	hs.rep_qpn = ev->param.conn.qp_num;
 	return rep && ev->param.conn.private_data_len >= sizeof(*rep) &&
-	       be32_to_cpu(rep->version) == FQ_CM_VERSION && fq_auth_ok(comm, &hs, rep->mac);
+	       be32_to_cpu(rep->version) == FABRIQ_CM_VERSION &&
+	       fq_auth_ok(conn->comm, &hs, rep->mac);
 }
 
 /* A refusal: -EKEYREJECTED when the listener said our key is not its. */
 static int fq_cm_rej_status(const struct rdma_cm_event *ev)
 {
-	const struct fq_cm_rej *rej = ev->param.conn.private_data;
+	const struct fabriq_cm_rej *rej = ev->param.conn.private_data;
 
 	if (ev->status == IB_CM_REJ_CONSUMER_DEFINED && rej &&
 	    ev->param.conn.private_data_len >= sizeof(*rej) &&
-	    be32_to_cpu(rej->magic) == FQ_CM_REJ_MAGIC &&
-	    be32_to_cpu(rej->reason) == FQ_CM_REJ_KEY)
+	    be32_to_cpu(rej->magic) == FABRIQ_CM_REJ_MAGIC &&
+	    be32_to_cpu(rej->reason) == FABRIQ_CM_REJ_KEY)
 		return -EKEYREJECTED;
 	return -ECONNREFUSED;
 }
@@ -918,18 +901,14 @@ static int fq_cm_wait(struct fq_conn *conn, u32 seq, unsigned long deadline)
 static int fq_cm_try_connect(struct fq_comm *comm, struct fq_conn *conn, unsigned long deadline)
 {
 	struct sockaddr_storage src = comm->addrs[comm->rank];
-	struct fq_cm_req req = {
-		.version = cpu_to_be32(FQ_CM_VERSION),
+	struct fabriq_cm_req req = {
+		.version = cpu_to_be32(FABRIQ_CM_VERSION),
 		.rank = cpu_to_be32(comm->rank),
 		.nranks = cpu_to_be32(comm->nranks),
 		.chan = cpu_to_be32(conn->chan),
 		.comm_id = cpu_to_be64(comm->id),
 	};
-	struct fq_auth_hs hs = {
-		.initiator = comm->rank,
-		.acceptor = conn->peer->rank,
-		.chan = conn->chan,
-	};
+	struct fq_auth_hs hs = fq_conn_handshake(conn, true);
 	struct rdma_conn_param param;
 	struct rdma_cm_id *id;
 	u32 seq;
@@ -1091,26 +1070,25 @@ static bool fq_cm_all_up(struct fq_comm *comm)
 	return true;
 }
 
-static bool fq_cm_any_half_open(struct fq_comm *comm)
+/* An accepted connection that failed before it was up, if there is one. */
+static struct fq_conn *fq_cm_half_open(struct fq_comm *comm)
 {
 	u32 r, c;
 
 	for (r = comm->rank + 1; r < comm->nranks; r++)
 		for (c = 0; c < comm->nch; c++)
 			if (READ_ONCE(comm->peers[r].ch[c]->setup_failed))
-				return true;
-	return false;
+				return comm->peers[r].ch[c];
+	return NULL;
 }
 
 /* Free the slots of accepted connections that failed before they were up. */
 static void fq_cm_reap_half_open(struct fq_comm *comm)
 {
-	u32 r, c;
+	struct fq_conn *conn;
 
-	for (r = comm->rank + 1; r < comm->nranks; r++)
-		for (c = 0; c < comm->nch; c++)
-			if (READ_ONCE(comm->peers[r].ch[c]->setup_failed))
-				fq_conn_release(comm->peers[r].ch[c]);
+	while ((conn = fq_cm_half_open(comm)))
+		fq_conn_release(conn);
 }
 
 /**
@@ -1150,7 +1128,7 @@ int fq_cm_connect_all(struct fq_comm *comm)
 			break;
 		}
 		left = wait_event_interruptible_timeout(comm->wq, fq_cm_all_up(comm) ||
-							fq_cm_any_half_open(comm) ||
+							fq_cm_half_open(comm) ||
 							READ_ONCE(comm->err), left);
 		if (left < 0)
 			err = -EINTR;

@@ -6,11 +6,11 @@
  * Every rank gives the same key at COMM_INIT.  The connecting side puts
  * HMAC-SHA256(key, "REQ", id, ranks, channel, its QP number, the
  * listener's address) in the connect request; the listener checks it, and
- * the source address against the rank's, before the request may take a
- * connection slot or any resource.  The accept carries the same MAC over
- * "REP" and both QP numbers, so the connecting side knows it reached a
- * key holder too.  The key is kept only inside the HMAC transform, never
- * copied back to anyone.
+ * the source address (on RoCE also the GID replies go to) against the
+ * rank's, before the request may take a connection slot or any resource.
+ * The accept carries the same MAC over "REP" and both QP numbers, so the
+ * connecting side knows it reached a key holder too.  The key is kept
+ * only inside the HMAC transform, never copied back to anyone.
  */
 #include <crypto/algapi.h>
 #include <crypto/hash.h>
@@ -19,6 +19,8 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <net/ipv6.h>
+#include <rdma/ib_addr.h>
+#include <rdma/rdma_cm.h>
 
 #include "comm.h"
 
@@ -96,7 +98,7 @@ static void fq_auth_msg_addr(struct fq_auth_msg *m, const struct sockaddr_storag
  * fq_auth_mac() - the MAC of one handshake message of one connection
  * @comm: the communicator (with a key)
  * @hs: the handshake: which message, which ranks, channel and QPs
- * @mac: out, FQ_AUTH_MAC_LEN bytes
+ * @mac: out, FABRIQ_CM_MAC_LEN bytes
  *
  * Context: process (COMM_INIT or an rdma_cm handler).
  * Return: 0 or the crypto API's error.
@@ -117,7 +119,7 @@ int fq_auth_mac(const struct fq_comm *comm, const struct fq_auth_hs *hs, u8 *mac
 	m.rep_qpn = cpu_to_be32(hs->reply ? hs->rep_qpn : 0);
 	fq_auth_msg_addr(&m, &comm->addrs[hs->acceptor]);
 	err = crypto_shash_tfm_digest(comm->auth, (const u8 *)&m, sizeof(m), full);
-	memcpy(mac, full, FQ_AUTH_MAC_LEN);
+	memcpy(mac, full, FABRIQ_CM_MAC_LEN);
 	memzero_explicit(full, sizeof(full));
 	return err;
 }
@@ -125,26 +127,54 @@ int fq_auth_mac(const struct fq_comm *comm, const struct fq_auth_hs *hs, u8 *mac
 /* Does @mac prove the key for this handshake message?  Constant time. */
 bool fq_auth_ok(const struct fq_comm *comm, const struct fq_auth_hs *hs, const u8 *mac)
 {
-	u8 want[FQ_AUTH_MAC_LEN];
+	u8 want[FABRIQ_CM_MAC_LEN];
 	bool ok;
 
 	if (!comm->auth || fq_auth_mac(comm, hs, want))
 		return false;
-	ok = !crypto_memneq(want, mac, FQ_AUTH_MAC_LEN);
+	ok = !crypto_memneq(want, mac, FABRIQ_CM_MAC_LEN);
 	memzero_explicit(want, sizeof(want));
 	return ok;
 }
 
-/* Does a connection request from @src come from where @rank lives? */
-bool fq_auth_addr_ok(const struct fq_comm *comm, u32 rank, const struct sockaddr *src)
+/* Is @addr the address @rank lives at? */
+static bool fq_auth_addr_is_rank(const struct fq_comm *comm, u32 rank, const struct sockaddr *addr)
 {
 	const struct sockaddr_storage *want = &comm->addrs[rank];
 
-	if (src->sa_family != want->ss_family)
+	if (addr->sa_family != want->ss_family)
 		return false;
-	if (src->sa_family == AF_INET)
-		return ((const struct sockaddr_in *)src)->sin_addr.s_addr ==
+	if (addr->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)addr)->sin_addr.s_addr ==
 		       ((const struct sockaddr_in *)want)->sin_addr.s_addr;
-	return ipv6_addr_equal(&((const struct sockaddr_in6 *)src)->sin6_addr,
+	return ipv6_addr_equal(&((const struct sockaddr_in6 *)addr)->sin6_addr,
 			       &((const struct sockaddr_in6 *)want)->sin6_addr);
+}
+
+/**
+ * fq_auth_peer_ok() - does the connect request on @id come from where
+ * @rank lives?
+ * @comm: the listening communicator
+ * @rank: the rank the request claims
+ * @id: the new rdma_cm id of the request
+ *
+ * Both addresses of a request are the sender's own words: the source IP
+ * of rdma_cm's header, and (on RoCE) the GID of the CM REQ's path, which
+ * is where the connection will send.  Both must be @rank's, so a host
+ * that spoofs the rank's IP gets no reply and no data: they go to the
+ * rank.  The key's MAC is what proves the request; this narrows who may
+ * try.
+ */
+bool fq_auth_peer_ok(const struct fq_comm *comm, u32 rank, const struct rdma_cm_id *id)
+{
+	union ib_gid want;
+
+	if (!fq_auth_addr_is_rank(comm, rank, (const struct sockaddr *)&id->route.addr.dst_addr))
+		return false;
+	if (!rdma_protocol_roce(id->device, id->port_num))
+		return true;
+	if (!id->route.path_rec ||
+	    rdma_ip2gid((struct sockaddr *)&comm->addrs[rank], &want))
+		return false;
+	return !memcmp(&id->route.path_rec[0].dgid, &want, sizeof(want));
 }

@@ -25,6 +25,7 @@
 #include <linux/workqueue.h>
 #include <rdma/rdma_cm.h>
 #include <linux/fabriq.h>
+#include <linux/fabriq_wire.h>
 
 #include "algo.h"
 #include "telemetry/telemetry.h"
@@ -301,8 +302,6 @@ int fq_user_buf(struct fq_pin *p, u64 uaddr, u64 len, bool write, bool copy);
 void fq_unpin(struct fq_pin *p, bool dirty);
 
 /* cm_auth.c */
-#define FQ_AUTH_MAC_LEN	24	/* HMAC-SHA256, truncated to fit the connect request */
-
 /**
  * struct fq_auth_hs - one connection's handshake, as its MACs cover it
  * @reply: the accept (else the connect request)
@@ -323,7 +322,7 @@ int fq_auth_set_key(struct fq_comm *comm, u64 ukey, u32 len);
 void fq_auth_free(struct fq_comm *comm);
 int fq_auth_mac(const struct fq_comm *comm, const struct fq_auth_hs *hs, u8 *mac);
 bool fq_auth_ok(const struct fq_comm *comm, const struct fq_auth_hs *hs, const u8 *mac);
-bool fq_auth_addr_ok(const struct fq_comm *comm, u32 rank, const struct sockaddr *src);
+bool fq_auth_peer_ok(const struct fq_comm *comm, u32 rank, const struct rdma_cm_id *id);
 
 /* limits.c */
 int fq_limits_check_init(const struct fabriq_comm_init *ci);

@@ -76,7 +76,7 @@ static int fabriq_nl_ping_addr(const struct nlattr *a, struct sockaddr_storage *
 	return -EINVAL;
 }
 
-#define FABRIQ_PING_MAX_RUNS	16	/* the busy message says so */
+#define FABRIQ_PING_MAX_RUNS	16
 
 /**
  * struct fabriq_ping_run - one PING request, queued or running
@@ -254,7 +254,8 @@ static int fabriq_nl_ping_doit(struct sk_buff *skb, struct genl_info *info)
 	if (fabriq_ping_runs_closed) {
 		err = -ESHUTDOWN;
 	} else if (fabriq_ping_nruns >= FABRIQ_PING_MAX_RUNS) {
-		NL_SET_ERR_MSG(info->extack, "16 pings are running already; try later");
+		NL_SET_ERR_MSG(info->extack, __stringify(FABRIQ_PING_MAX_RUNS)
+			       " pings are running already; try later");
 		err = -EBUSY;
 	} else {
 		list_add_tail(&run->list, &fabriq_ping_runs);
