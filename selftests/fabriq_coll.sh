@@ -4,13 +4,15 @@
 # fabriq_coll.sh - the in-kernel collectives on real rdma_rxe QPs: the
 # schedules in isolation (fabriq_algo), every collective x type x op on
 # 1, 2, 3, 4, 5 and 8 ranks (fabriq_coll), the large sizes on 4 ranks, bad
-# input, timeouts, signals and a killed rank (fabriq_coll_bad), and then
+# input, timeouts, signals and a killed rank (fabriq_coll_bad), the
+# registration cache against remapping, fork and huge pages
+# (fabriq_regcache), and then
 # nothing left behind: no fabriq PD, CQ or QP in `rdma resource show` and
 # every module object counter back at zero.
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 22
+ktap_plan 23
 fq_require jq sysctl pkill
 fq_load_fabriq || ktap_bail "cannot load fabriq"
 fq_ranks_up 8 || ktap_bail "cannot set up 8 local ranks"
@@ -21,6 +23,11 @@ for n in 1 2 3 4 5 8; do
 done
 fq_run_sub "4 ranks, 1 MiB+3 and 16 MiB" "$here/fabriq_coll" --ranks 4 --big
 fq_run_sub "bad input, timeouts, signal, killed rank" "$here/fabriq_coll_bad"
+# two ranks x two buffers x two 2 MiB hugetlb pages
+hugepages=$(sysctl -n vm.nr_hugepages)
+sysctl -qw vm.nr_hugepages=16
+fq_run_sub "registration cache: reuse, remap, fork, huge pages, REG/DEREG" "$here/fabriq_regcache"
+sysctl -qw vm.nr_hugepages="$hugepages"
 
 # visibility: a running bench's communicators in netlink and debugfs
 fq bench allreduce --ranks 2 --peers 198.19.0.1,198.19.0.2 -b 1M -e 1M -n 100000 -c 0 \

@@ -15,8 +15,9 @@
  * out as credits allow, each message received is reduced or copied into
  * place as soon as no unsent byte of the same step would be overwritten.
  *
- * User buffers (umem.c) are pinned and mapped for the whole call; the
- * engine reads and writes them in place and sends straight from them.  A
+ * User buffers are pinned and mapped once and kept across calls
+ * (regcache.c, umem.c); the engine reads and writes them in place and
+ * sends straight from them.  A
  * small synchronous call (FQ_COPY_MAX_BYTES) works on kernel copies
  * instead, copied out by the caller when it is done.
  */
@@ -47,8 +48,8 @@
 
 static void fq_op_free(struct fq_op *op)
 {
-	fq_unpin(&op->in, false);
-	fq_unpin(&op->out, true);
+	fq_unpin(&op->in);
+	fq_unpin(&op->out);
 	kvfree(op->scratch);
 	kfree(op);
 	atomic_dec(&fq_objects.ops);
@@ -87,6 +88,18 @@ static int fq_coll_check(struct fq_comm *comm, const struct fabriq_coll *req, u6
 	return 0;
 }
 
+/* The call's input: @len bytes at sendbuf, cached or (@copy) copied. */
+static int fq_op_in(struct fq_comm *comm, struct fq_op *op, u64 len, bool copy)
+{
+	return fq_user_buf(&comm->regs, &op->in, op->req.sendbuf, len, false, copy);
+}
+
+/* The call's output: @len bytes at recvbuf. */
+static int fq_op_out(struct fq_comm *comm, struct fq_op *op, u64 len, bool copy)
+{
+	return fq_user_buf(&comm->regs, &op->out, op->req.recvbuf, len, true, copy);
+}
+
 /*
  * Pin the buffers (or copy them: @copy) and lay out the work buffer
  * (see algo.h).
@@ -100,31 +113,27 @@ static int fq_op_buffers(struct fq_comm *comm, struct fq_op *op, u64 blk, bool c
 
 	switch (req->coll) {
 	case FABRIQ_COLL_ALLREDUCE:
-		err = fq_user_buf(&op->in, req->sendbuf, blk, false, copy) ?:
-		      fq_user_buf(&op->out, req->recvbuf, blk, true, copy);
+		err = fq_op_in(comm, op, blk, copy) ?: fq_op_out(comm, op, blk, copy);
 		op->work = op->out.ptr;
 		break;
 	case FABRIQ_COLL_ALLGATHER:
-		err = fq_user_buf(&op->in, req->sendbuf, blk, false, copy) ?:
-		      fq_user_buf(&op->out, req->recvbuf, all, true, copy);
+		err = fq_op_in(comm, op, blk, copy) ?: fq_op_out(comm, op, all, copy);
 		op->work = op->out.ptr;
 		break;
 	case FABRIQ_COLL_REDUCESCATTER:
-		err = fq_user_buf(&op->in, req->sendbuf, all, false, copy) ?:
-		      fq_user_buf(&op->out, req->recvbuf, blk, true, copy);
+		err = fq_op_in(comm, op, all, copy) ?: fq_op_out(comm, op, blk, copy);
 		op->scratch = err || !all ? NULL : kvmalloc(all, FQ_GFP_USER_SIZED);
 		if (!err && all && !op->scratch)
 			err = -ENOMEM;
 		op->work = op->scratch;
 		break;
 	case FABRIQ_COLL_BROADCAST:
-		err = (root ? fq_user_buf(&op->in, req->sendbuf, blk, false, copy) : 0) ?:
-		      fq_user_buf(&op->out, req->recvbuf, blk, true, copy);
+		err = (root ? fq_op_in(comm, op, blk, copy) : 0) ?: fq_op_out(comm, op, blk, copy);
 		op->work = op->out.ptr;
 		break;
 	case FABRIQ_COLL_REDUCE:
-		err = fq_user_buf(&op->in, req->sendbuf, blk, false, copy) ?:
-		      (root ? fq_user_buf(&op->out, req->recvbuf, blk, true, copy) : 0);
+		err = fq_op_in(comm, op, blk, copy) ?:
+		      (root ? fq_op_out(comm, op, blk, copy) : 0);
 		if (!err && !root && blk) {
 			op->scratch = kvmalloc(blk, FQ_GFP_USER_SIZED);
 			err = op->scratch ? 0 : -ENOMEM;
@@ -132,8 +141,7 @@ static int fq_op_buffers(struct fq_comm *comm, struct fq_op *op, u64 blk, bool c
 		op->work = root ? op->out.ptr : op->scratch;
 		break;
 	case FABRIQ_COLL_ALLTOALL:
-		err = fq_user_buf(&op->in, req->sendbuf, all, false, copy) ?:
-		      fq_user_buf(&op->out, req->recvbuf, all, true, copy);
+		err = fq_op_in(comm, op, all, copy) ?: fq_op_out(comm, op, all, copy);
 		/* in place (or overlapping): send from a copy of the input */
 		if (!err && all && req->sendbuf < req->recvbuf + all &&
 		    req->recvbuf < req->sendbuf + all) {

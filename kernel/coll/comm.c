@@ -81,6 +81,7 @@ static void fq_comm_put(struct fq_comm *comm)
 	kvfree(comm->peers);
 	kvfree(comm->addrs);
 	kvfree(comm->slow_scratch);
+	fq_regcache_destroy(&comm->regs);
 	fq_auth_free(comm);
 	fabriq_dev_put(comm->fdev);
 	if (comm->net)
@@ -180,6 +181,7 @@ static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 	comm->bounce = ci->flags & FABRIQ_COMM_F_BOUNCE;
 	comm->tclass = ci->tclass;
 	comm->state = FQ_COMM_NEW;
+	fq_regcache_init(&comm->regs);
 	mutex_init(&comm->setup_lock);
 	init_rwsem(&comm->hw_rwsem);
 	spin_lock_init(&comm->lock);
@@ -289,6 +291,8 @@ static void fq_comm_shutdown(struct fq_comm *comm)
 	fq_debugfs_comm_del(comm);
 	fq_cm_teardown(comm);
 	fq_comm_unregister(comm);
+	/* no call is left, and the QPs that sent from these pages are gone */
+	fq_regcache_flush(&comm->regs);
 }
 
 static long fq_ioctl_init(struct fq_file *f, void __user *uarg)
@@ -355,35 +359,74 @@ static long fq_ioctl_coll(struct fq_file *f, void __user *uarg)
 	return err;
 }
 
+/* FABRIQ_IOC_REG: pin a buffer for the communicator's calls until DEREG */
+static long fq_ioctl_reg(struct fq_file *f, void __user *uarg)
+{
+	struct fabriq_reg reg;
+	int err;
+
+	if (copy_from_user(&reg, uarg, sizeof(reg)))
+		return -EFAULT;
+	if (reg.reserved)
+		return -EINVAL;
+	if (!f->comm)
+		return -ENOTCONN;
+	if (READ_ONCE(f->comm->err))
+		return f->comm->err;
+	err = fq_reg_register(&f->comm->regs, reg.addr, reg.len, &reg.handle);
+	if (!err && copy_to_user(uarg, &reg, sizeof(reg))) {
+		fq_reg_deregister(&f->comm->regs, reg.handle);
+		err = -EFAULT;
+	}
+	return err;
+}
+
+static long fq_ioctl_dereg(struct fq_file *f, void __user *uarg)
+{
+	u32 handle;
+
+	if (get_user(handle, (u32 __user *)uarg))
+		return -EFAULT;
+	if (!f->comm)
+		return -ENOTCONN;
+	return fq_reg_deregister(&f->comm->regs, handle);
+}
+
+/*
+ * Every command holds the file's lock, a synchronous FABRIQ_IOC_COLL until
+ * the call completes: one command at a time per file.
+ */
 static long fq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct fq_file *f = file->private_data;
 	void __user *uarg = (void __user *)arg;
-	struct fq_comm *comm;
 	long ret;
 
+	mutex_lock(&f->lock);
 	switch (cmd) {
 	case FABRIQ_IOC_COMM_INIT:
-		mutex_lock(&f->lock);
 		ret = fq_ioctl_init(f, uarg);
-		mutex_unlock(&f->lock);
-		return ret;
+		break;
 	case FABRIQ_IOC_COMM_DESTROY:
-		mutex_lock(&f->lock);
-		comm = f->comm;
-		if (comm)
-			fq_comm_shutdown(comm);
-		mutex_unlock(&f->lock);
-		return comm ? 0 : -ENOTCONN;
+		ret = f->comm ? 0 : -ENOTCONN;
+		if (f->comm)
+			fq_comm_shutdown(f->comm);
+		break;
 	case FABRIQ_IOC_COLL:
-		/* a synchronous call holds the lock until it completes */
-		mutex_lock(&f->lock);
 		ret = fq_ioctl_coll(f, uarg);
-		mutex_unlock(&f->lock);
-		return ret;
+		break;
+	case FABRIQ_IOC_REG:
+		ret = fq_ioctl_reg(f, uarg);
+		break;
+	case FABRIQ_IOC_DEREG:
+		ret = fq_ioctl_dereg(f, uarg);
+		break;
 	default:
-		return -ENOTTY;
+		ret = -ENOTTY;
+		break;
 	}
+	mutex_unlock(&f->lock);
+	return ret;
 }
 
 /* failed, and every operation it had has been reported */
@@ -547,11 +590,12 @@ const char *fq_comm_state_name(const struct fq_comm *comm)
 
 void fq_objects_show(struct seq_file *s)
 {
-	seq_printf(s, "comms %d\npds %d\ncqs %d\nqps %d\ncm_ids %d\nbufs %d\nops %d\npinned_pages %d\n",
+	seq_printf(s, "comms %d\npds %d\ncqs %d\nqps %d\ncm_ids %d\nbufs %d\nops %d\npinned_pages %d\nregs %d\n",
 		   atomic_read(&fq_objects.comms), atomic_read(&fq_objects.pds),
 		   atomic_read(&fq_objects.cqs), atomic_read(&fq_objects.qps),
 		   atomic_read(&fq_objects.cm_ids), atomic_read(&fq_objects.bufs),
-		   atomic_read(&fq_objects.ops), atomic_read(&fq_objects.pinned_pages));
+		   atomic_read(&fq_objects.ops), atomic_read(&fq_objects.pinned_pages),
+		   atomic_read(&fq_objects.regs));
 }
 
 int fq_comm_init(void)

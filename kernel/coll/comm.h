@@ -276,6 +276,7 @@ enum fq_comm_state {
  * @vaddr: their kernel mapping; @ptr: the user address's byte in it
  * @copy: @ptr is a kernel copy of @len bytes at user address @uaddr
  * @mm: the mm whose pinned_vm @charged pages are charged to, or NULL
+ * @reg: the registration cache entry @ptr points into (its pages, not these)
  */
 struct fq_pin {
 	struct page **pages;
@@ -287,6 +288,30 @@ struct fq_pin {
 	u64 len;
 	struct mm_struct *mm;
 	unsigned long charged;
+	struct fq_reg *reg;
+};
+
+/**
+ * struct fq_regcache - a communicator's registered user buffers (regcache.c)
+ * @lock: the entries' list, their users and handles, the counters below
+ * @seq_lock: the entries' notifier sequences, @invalidations
+ * @lru: the entries, most recently used first
+ * @mm: the process whose buffers it keeps (the communicator's creator)
+ * @count: how many
+ * @next_handle: the last FABRIQ_IOC_REG handle given
+ * @hits: calls served from an entry; @misses: calls that pinned
+ * @invalidations: notifier calls that made an entry stale
+ */
+struct fq_regcache {
+	struct mutex lock;		/* see above */
+	spinlock_t seq_lock;		/* see above */
+	struct list_head lru;
+	struct mm_struct *mm;
+	unsigned int count;
+	u32 next_handle;
+	u64 hits;
+	u64 misses;
+	u64 invalidations;
 };
 
 /*
@@ -298,8 +323,22 @@ struct fq_pin {
 #define FQ_GFP_USER_SIZED	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
 /* umem.c */
-int fq_user_buf(struct fq_pin *p, u64 uaddr, u64 len, bool write, bool copy);
-void fq_unpin(struct fq_pin *p, bool dirty);
+int fq_user_buf(struct fq_regcache *rc, struct fq_pin *p, u64 uaddr, u64 len, bool write,
+		bool copy);
+void fq_unpin(struct fq_pin *p);
+int fq_pin_pages(struct fq_pin *p, u64 uaddr, u64 len, bool write);
+void fq_unpin_pages(struct fq_pin *p, bool dirty);
+
+/* regcache.c */
+struct seq_file;
+void fq_regcache_init(struct fq_regcache *rc);
+void fq_regcache_flush(struct fq_regcache *rc);
+void fq_regcache_destroy(struct fq_regcache *rc);
+int fq_reg_buf(struct fq_regcache *rc, struct fq_pin *p, u64 uaddr, u64 len, bool write);
+void fq_reg_put(struct fq_reg *reg);
+int fq_reg_register(struct fq_regcache *rc, u64 uaddr, u64 len, u32 *handle);
+int fq_reg_deregister(struct fq_regcache *rc, u32 handle);
+void fq_regcache_show(struct seq_file *s, struct fq_regcache *rc);
 
 /* cm_auth.c */
 /**
@@ -327,6 +366,7 @@ bool fq_auth_peer_ok(const struct fq_comm *comm, u32 rank, const struct rdma_cm_
 /* limits.c */
 int fq_limits_check_init(const struct fabriq_comm_init *ci);
 bool fq_limits_user_may_add(unsigned int count);
+unsigned int fq_limits_max_regs(void);
 int fq_limits_charge_pin(struct fq_pin *p, unsigned long npages);
 void fq_limits_uncharge_pin(struct fq_pin *p);
 
@@ -418,6 +458,7 @@ struct fq_op {
  * @step_k: its number
  * @fault_delay_us: debugfs fault knob: sleep this long before each step
  * @slow_scratch: room to sort the peers' waits (slow-peer detector)
+ * @regs: the user buffers pinned for its calls (regcache.c)
  */
 struct fq_comm {
 	u8 cm_kind;
@@ -482,6 +523,7 @@ struct fq_comm {
 	u32 step_k;
 	u32 fault_delay_us;
 	u64 *slow_scratch;
+	struct fq_regcache regs;
 };
 
 /* objects fabriq holds, for leak checks (debugfs "objects") */
@@ -494,6 +536,7 @@ struct fq_objects {
 	atomic_t bufs;
 	atomic_t ops;
 	atomic_t pinned_pages;
+	atomic_t regs;
 };
 
 extern struct fq_objects fq_objects;

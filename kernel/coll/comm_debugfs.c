@@ -16,6 +16,9 @@
  *                                mean, p50/p99/p99.9 and the log2 buckets
  *   comms/<id>-r<rank>/steps     the last operation: per step and peer, how
  *                                long the step waited for that peer's data
+ *   comms/<id>-r<rank>/regcache  the registration cache: entries, hits,
+ *                                misses, invalidations; one line per
+ *                                buffer (range, users, handle, stale)
  *   comms/<id>-r<rank>/fault_delay_us  fault knob: this rank sleeps so long
  *                                before each step (capped at 1 s)
  *
@@ -128,6 +131,15 @@ static int fq_comm_steps_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(fq_comm_steps);
 
+static int fq_comm_regcache_show(struct seq_file *s, void *unused)
+{
+	struct fq_comm *comm = s->private;
+
+	fq_regcache_show(s, &comm->regs);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(fq_comm_regcache);
+
 static int fq_objects_file_show(struct seq_file *s, void *unused)
 {
 	fq_objects_show(s);
@@ -174,6 +186,7 @@ void fq_debugfs_comm_add(struct fq_comm *comm)
 	debugfs_create_file("peers", 0444, comm->dbg_dir, comm, &fq_comm_peers_fops);
 	debugfs_create_file("histogram", 0444, comm->dbg_dir, comm, &fq_comm_histogram_fops);
 	debugfs_create_file("steps", 0444, comm->dbg_dir, comm, &fq_comm_steps_fops);
+	debugfs_create_file("regcache", 0400, comm->dbg_dir, comm, &fq_comm_regcache_fops);
 	/* fault injection: sleep this many microseconds before each step */
 	debugfs_create_u32("fault_delay_us", 0600, comm->dbg_dir, &comm->fault_delay_us);
 }

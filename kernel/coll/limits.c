@@ -33,6 +33,21 @@ module_param(max_conns_per_comm, uint, 0644);
 MODULE_PARM_DESC(max_conns_per_comm,
 		 "largest (ranks - 1) x channels of one communicator: its QPs (default 4096)");
 
+static unsigned int max_regs_per_comm = 64;
+module_param(max_regs_per_comm, uint, 0644);
+MODULE_PARM_DESC(max_regs_per_comm,
+		 "user buffers one communicator keeps pinned for its calls, registered or cached (default 64)");
+
+/**
+ * fq_limits_max_regs() - how many buffers a communicator's cache may hold
+ *
+ * Context: any.
+ */
+unsigned int fq_limits_max_regs(void)
+{
+	return READ_ONCE(max_regs_per_comm);
+}
+
 /**
  * fq_limits_check_init() - the bounds of a new communicator
  * @ci: the request, with its defaults filled

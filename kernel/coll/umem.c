@@ -2,8 +2,9 @@
 /*
  * umem.c - the user buffers of a collective call as the engine uses them:
  * pinned (FOLL_LONGTERM), charged to the caller's RLIMIT_MEMLOCK
- * (limits.c) and mapped into the kernel for the whole call, or, for a
- * small synchronous call, a kernel copy.
+ * (limits.c) and mapped into the kernel, kept in the communicator's
+ * registration cache (regcache.c) across calls, or, for a small
+ * synchronous call, a kernel copy.
  *
  * A long-term write pin is refused on file-backed shared mappings other
  * than shmem and hugetlb, on every kernel: 6.1 would take it and let the
@@ -69,7 +70,18 @@ static int fq_pin_check_range(unsigned long start, unsigned long end)
 	return err;
 }
 
-static int fq_pin(struct fq_pin *p, u64 uaddr, u64 len, bool write)
+/**
+ * fq_pin_pages() - pin and map [@uaddr, @uaddr + @len) of the caller's mm
+ * @p: receives the pages; fq_unpin_pages() releases them, also after an error
+ * @uaddr: the user address
+ * @len: its length (0: nothing)
+ * @write: pinned for writing
+ *
+ * Context: process context, the caller's.  Return: 0, -EFAULT, -ENOMEM
+ * (also: over RLIMIT_MEMLOCK), -EOPNOTSUPP (@write into a file-backed
+ * shared mapping).
+ */
+int fq_pin_pages(struct fq_pin *p, u64 uaddr, u64 len, bool write)
 {
 	unsigned long first, last;
 	int i, n, got, err;
@@ -130,35 +142,46 @@ static int fq_copy_in(struct fq_pin *p, u64 uaddr, u64 len, bool write)
 }
 
 /**
- * fq_user_buf() - a user buffer for the engine: pinned, or copied when @copy
+ * fq_user_buf() - a user buffer for the engine: from the registration
+ * cache, or copied when @copy
+ * @rc: the communicator's registration cache
  * @p: receives it; fq_unpin() releases it, also after an error
  * @uaddr: the user address
  * @len: its length (0: no buffer)
  * @write: the call writes into it
  * @copy: a small synchronous call: work on a kernel copy
  *
- * Context: process context, the caller's.  Return: 0, -EFAULT, -ENOMEM
- * (also: over RLIMIT_MEMLOCK), -EOPNOTSUPP (@write into a file-backed
- * shared mapping).
+ * Context: process context, the caller's.  Return: as fq_reg_buf().
  */
-int fq_user_buf(struct fq_pin *p, u64 uaddr, u64 len, bool write, bool copy)
+int fq_user_buf(struct fq_regcache *rc, struct fq_pin *p, u64 uaddr, u64 len, bool write,
+		bool copy)
 {
-	return copy ? fq_copy_in(p, uaddr, len, write) : fq_pin(p, uaddr, len, write);
+	if (!len)
+		return 0;
+	return copy ? fq_copy_in(p, uaddr, len, write) : fq_reg_buf(rc, p, uaddr, len, write);
 }
 
-void fq_unpin(struct fq_pin *p, bool dirty)
+void fq_unpin_pages(struct fq_pin *p, bool dirty)
 {
-	if (p->copy)
-		kvfree(p->ptr);
 	fq_limits_uncharge_pin(p);
-	if (!p->pages) {
-		memset(p, 0, sizeof(*p));
-		return;
+	if (p->pages) {
+		if (p->vaddr)
+			vunmap(p->vaddr);
+		unpin_user_pages_dirty_lock(p->pages, p->npages, dirty);
+		atomic_sub(p->npages, &fq_objects.pinned_pages);
+		kvfree(p->pages);
 	}
-	if (p->vaddr)
-		vunmap(p->vaddr);
-	unpin_user_pages_dirty_lock(p->pages, p->npages, dirty);
-	atomic_sub(p->npages, &fq_objects.pinned_pages);
-	kvfree(p->pages);
 	memset(p, 0, sizeof(*p));
+}
+
+/* Give back what fq_user_buf() took. */
+void fq_unpin(struct fq_pin *p)
+{
+	if (p->copy) {
+		kvfree(p->ptr);
+		memset(p, 0, sizeof(*p));
+	} else if (p->reg) {
+		fq_reg_put(p->reg);
+		memset(p, 0, sizeof(*p));
+	}
 }

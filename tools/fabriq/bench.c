@@ -388,7 +388,7 @@ static int run_size(struct bench *b, struct fabriq_comm *c, int dtype, int op, s
 		.redop = (b->coll == FABRIQ_COLL_ALLREDUCE || b->coll == FABRIQ_COLL_REDUCE ||
 			  b->coll == FABRIQ_COLL_REDUCESCATTER) ? op : 0,
 	};
-	unsigned char *sbuf, *rbuf;
+	unsigned char *sbuf, *rbuf, *src;
 	double t0;
 	int i, err = 0;
 
@@ -409,6 +409,12 @@ static int run_size(struct bench *b, struct fabriq_comm *c, int dtype, int op, s
 		if (b->coll == FABRIQ_COLL_REDUCESCATTER)
 			coll.recvbuf = (uintptr_t)(rbuf + rk * count * es);
 	}
+	/* timed on real data, not on zero pages: every input byte written first */
+	src = inplace ? (unsigned char *)(uintptr_t)coll.sendbuf : sbuf;
+	if (inplace && b->coll == FABRIQ_COLL_REDUCESCATTER)
+		src = rbuf;
+	memset(rbuf, 0x5a, (in > out ? in : out) * es);
+	fabriq_verify_input(dtype, coll.redop, b->rank, in, src);
 	for (i = 0; !err && i < b->warmup; i++)
 		err = fabriq_coll(c, &coll, NULL);
 	if (!err)
@@ -419,11 +425,7 @@ static int run_size(struct bench *b, struct fabriq_comm *c, int dtype, int op, s
 	*us = (now_us() - t0) / b->iters;
 	*wrong = -1;
 	if (!err && b->check) {
-		/* fresh inputs where the op reads them */
-		unsigned char *src = inplace ? (unsigned char *)(uintptr_t)coll.sendbuf : sbuf;
-
-		if (inplace && b->coll == FABRIQ_COLL_REDUCESCATTER)
-			src = rbuf;
+		/* fresh inputs where the op reads them (in place, the timed calls overwrote them) */
 		fabriq_verify_input(dtype, coll.redop, b->rank, in, src);
 		err = fabriq_coll(c, &coll, NULL);
 		if (!err)

@@ -288,10 +288,10 @@ static uint64_t fq_vm_pinned_kib(void)
 	return kib;
 }
 
-/* Why did @coll fail with @err?  Kept for fabriq_strerror(). */
-static void fq_explain(struct fabriq_comm *c, const struct fabriq_coll *coll, int err)
+/* Why did a call that pins @kib KiB more fail with @err?  Kept for fabriq_strerror(). */
+static void fq_explain_pin(struct fabriq_comm *c, uint64_t kib, int err)
 {
-	uint64_t need = fq_vm_pinned_kib() + fq_pin_kib(c, coll);
+	uint64_t need = fq_vm_pinned_kib() + kib;
 	struct rlimit rl;
 
 	c->err = err;
@@ -306,6 +306,25 @@ static void fq_explain(struct fabriq_comm *c, const struct fabriq_coll *coll, in
 			 "the receive buffer is a shared file mapping (only anonymous memory, shmem and hugetlb can be pinned for writing)");
 }
 
+int fabriq_comm_register(struct fabriq_comm *c, const void *buf, size_t len, uint32_t *handle)
+{
+	struct fabriq_reg reg = { .addr = (uintptr_t)buf, .len = len };
+
+	if (ioctl(c->fd, FABRIQ_IOC_REG, &reg)) {
+		int err = -errno;
+
+		fq_explain_pin(c, fq_span_kib(reg.addr, len), err);
+		return err;
+	}
+	*handle = reg.handle;
+	return 0;
+}
+
+int fabriq_comm_deregister(struct fabriq_comm *c, uint32_t handle)
+{
+	return ioctl(c->fd, FABRIQ_IOC_DEREG, &handle) ? -errno : 0;
+}
+
 int fabriq_coll(struct fabriq_comm *c, struct fabriq_coll *coll, struct fabriq_req *req)
 {
 	if (req) {
@@ -315,7 +334,7 @@ int fabriq_coll(struct fabriq_comm *c, struct fabriq_coll *coll, struct fabriq_r
 	if (ioctl(c->fd, FABRIQ_IOC_COLL, coll)) {
 		int err = -errno;
 
-		fq_explain(c, coll, err);
+		fq_explain_pin(c, fq_pin_kib(c, coll), err);
 		return err;
 	}
 	if (req)

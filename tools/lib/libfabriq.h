@@ -57,6 +57,16 @@ int fabriq_comm_fd(const struct fabriq_comm *comm);
 uint32_t fabriq_comm_rank(const struct fabriq_comm *comm);
 uint32_t fabriq_comm_nranks(const struct fabriq_comm *comm);
 
+/*
+ * Register @len bytes at @buf with @c, as ncclCommRegister does: pinned
+ * now (charged to RLIMIT_MEMLOCK) for every later call that uses them,
+ * until fabriq_comm_deregister().  Calls cache the buffers they use
+ * anyway; a registered one is never evicted, and its first call pins
+ * nothing.  -ENOSPC when the module's max_regs_per_comm are registered.
+ */
+int fabriq_comm_register(struct fabriq_comm *c, const void *buf, size_t len, uint32_t *handle);
+int fabriq_comm_deregister(struct fabriq_comm *c, uint32_t handle);	/* 0 or -ENOENT */
+
 /* one call per collective; count as NCCL counts it */
 int fabriq_allreduce(struct fabriq_comm *c, const void *sendbuf, void *recvbuf, size_t count,
 		     int dtype, int op, struct fabriq_req *req);

@@ -810,9 +810,30 @@ struct fabriq_completion {
 	__u64 ns;
 };
 
+/**
+ * struct fabriq_reg - FABRIQ_IOC_REG: pin and map a buffer once for every
+ * call of the communicator that uses it (as ncclCommRegister does)
+ * @addr: user address
+ * @len: bytes, 1 B..1 GiB; charged to RLIMIT_MEMLOCK until FABRIQ_IOC_DEREG
+ * @handle: out: for FABRIQ_IOC_DEREG (a __u32 argument)
+ *
+ * Calls cache the buffers they use anyway (module parameter
+ * max_regs_per_comm entries); a registered one is never evicted.  A
+ * buffer unmapped or remapped is never served stale: later calls pin what
+ * the address maps then.
+ */
+struct fabriq_reg {
+	__u64 addr;
+	__u64 len;
+	__u32 handle;
+	__u32 reserved;
+};
+
 #define FABRIQ_IOC_MAGIC	0xfb
 #define FABRIQ_IOC_COMM_INIT	_IOW(FABRIQ_IOC_MAGIC, 1, struct fabriq_comm_init)
 #define FABRIQ_IOC_COMM_DESTROY	_IO(FABRIQ_IOC_MAGIC, 2)
 #define FABRIQ_IOC_COLL		_IOWR(FABRIQ_IOC_MAGIC, 3, struct fabriq_coll)
+#define FABRIQ_IOC_REG		_IOWR(FABRIQ_IOC_MAGIC, 4, struct fabriq_reg)
+#define FABRIQ_IOC_DEREG	_IOW(FABRIQ_IOC_MAGIC, 5, __u32)
 
 #endif /* _UAPI_LINUX_FABRIQ_H */
