@@ -12,7 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 23
+ktap_plan 24
 fq_require jq sysctl pkill
 fq_load_fabriq || ktap_bail "cannot load fabriq"
 fq_ranks_up 8 || ktap_bail "cannot set up 8 local ranks"
@@ -57,6 +57,9 @@ wait
 check_eq "fabriq -j bench: one JSON document, 2 sizes, 0 wrong" "2 0" \
 	"$(fq -j bench allreduce --ranks 2 --peers 198.19.0.1,198.19.0.2 -b 8 -e 16 -n 1 -c 1 \
 		--port 19400 | jq -r '"\(.results | length) \(.summary.wrong)"')"
+check_eq "fabriq bench --median (the time column is the median call): 1 size, 0 wrong" "1 0" \
+	"$(fq -j bench allreduce --ranks 2 --peers 198.19.0.1,198.19.0.2 -b 64K -e 64K -n 11 -c 1 \
+		--median --port 19400 | jq -r '"\(.results | length) \(.summary.wrong)"')"
 check_match "bench names a bad type and the valid ones" \
 	"bench: -d: 'float8' is not valid \(valid: int8, uint8" \
 	"$(fq bench allreduce --ranks 2 -d float8 2>&1)"

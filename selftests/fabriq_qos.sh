@@ -137,10 +137,10 @@ check_match "unprivileged set is refused" "Operation not permitted" \
 check_match "unprivileged show works" "^dev fqsim72 port 1" \
 	"$(setpriv --reuid=65534 --regid=65534 --clear-groups "$FQ_CLI" qos show dev fqsim72)"
 # An unprivileged loop of QOS_GET is served from the port's snapshot: it
-# costs the device at most one read per second.  Every MAD to fqsim71
-# fails from here on, so the MADs a read sends are counted off fail_mads;
-# what the port gets anyway (telemetry, the intent check) is measured idle
-# for as long and taken off.
+# costs the device at most one read per second.  Every SMP to fqsim71
+# fails from here on, so the SMPs a read sends are counted off fail_mads;
+# what the port gets anyway (the intent check) is measured idle for as
+# long and taken off.
 FM=$SIM/fqsim71/port1/fail_mads
 echo 1000000 > $FM
 fq qos show dev fqsim71 > /dev/null 2>&1
@@ -152,13 +152,13 @@ while [ $shows -lt 30 ] || [ $(($(date +%s%N) - t0)) -lt 3000000000 ]; do
 done
 secs=$((($(date +%s%N) - t0 + 999999999) / 1000000000))
 mads=$((before - $(cat $FM)))
-# what reaches the port anyway in as long (telemetry's PMA queries, the check)
+# what reaches the port anyway in as long (the intent check)
 before=$(cat $FM)
 sleep $secs
 idle=$((before - $(cat $FM)))
 echo 0 > $FM
-ktap_diag "one read sends $per_read MADs; $shows unprivileged shows in ${secs} s sent $mads, ${secs} s idle $idle"
-check_true "an unprivileged loop of $shows shows in ${secs} s costs the device at most a read a second ($((mads - idle)) MADs more than idle, a read is $per_read)" \
+ktap_diag "one read sends $per_read SMPs; $shows unprivileged shows in ${secs} s sent $mads, ${secs} s idle $idle"
+check_true "an unprivileged loop of $shows shows in ${secs} s costs the device at most a read a second ($((mads - idle)) SMPs more than idle, a read is $per_read)" \
 	test "$per_read" -gt 0 -a $((mads - idle)) -le $((per_read * (secs + 2)))
 check_match "... while a privileged show reads the device now" "^dev fqsim71 port 1" \
 	"$(fq qos show dev fqsim71)"

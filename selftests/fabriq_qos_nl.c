@@ -20,6 +20,11 @@
 #include "kselftest_harness.h"
 
 #define DBG "/sys/kernel/debug/fabriq/devices/"
+/*
+ * Each test sets up two simulated devices and a Soft-RoCE link: seconds
+ * on a release kernel, more than the harness's default 30 under KASAN.
+ */
+#define FQ_QOS_TEST_TIMEOUT_S	180
 
 static char *slurp(const char *path)
 {
@@ -126,7 +131,7 @@ static void expect_offs(struct __test_metadata *_metadata, int64_t want, int64_t
 	EXPECT_STREQ(self->eth_before, slurp(DBG "fqsim62/port1/qos/state"));			\
 } while (0)
 
-TEST_F(qos, sl2vl_vl15_reserved)
+TEST_F_TIMEOUT(qos, sl2vl_vl15_reserved, FQ_QOS_TEST_TIMEOUT_S)
 {
 	uint8_t map[16] = { [3] = 15 };
 
@@ -135,7 +140,7 @@ TEST_F(qos, sl2vl_vl15_reserved)
 	EXPECT_REFUSED(EINVAL, "sl2vl: VL15 is reserved", -1);
 }
 
-TEST_F(qos, sl2vl_vl_above_15)
+TEST_F_TIMEOUT(qos, sl2vl_vl_above_15, FQ_QOS_TEST_TIMEOUT_S)
 {
 	uint8_t map[16] = { [0] = 16 };
 	uint32_t off;
@@ -145,7 +150,7 @@ TEST_F(qos, sl2vl_vl_above_15)
 	EXPECT_REFUSED(EINVAL, "sl2vl: a VL above 15", off);
 }
 
-TEST_F(qos, sl2vl_vl_not_below_oper_vls)
+TEST_F_TIMEOUT(qos, sl2vl_vl_not_below_oper_vls, FQ_QOS_TEST_TIMEOUT_S)
 {
 	uint8_t map[16] = { [5] = 8 };	/* the sim runs 8 data VLs: VL0-7 */
 
@@ -154,7 +159,7 @@ TEST_F(qos, sl2vl_vl_not_below_oper_vls)
 	EXPECT_REFUSED(EINVAL, "OperVLs", -1);
 }
 
-TEST_F(qos, sl2vl_wrong_length)
+TEST_F_TIMEOUT(qos, sl2vl_wrong_length, FQ_QOS_TEST_TIMEOUT_S)
 {
 	uint8_t map[15] = {};
 	uint32_t off;
@@ -164,7 +169,7 @@ TEST_F(qos, sl2vl_wrong_length)
 	EXPECT_REFUSED(ERANGE, "", off);
 }
 
-TEST_F(qos, vlarb_too_many_entries)
+TEST_F_TIMEOUT(qos, vlarb_too_many_entries, FQ_QOS_TEST_TIMEOUT_S)
 {
 	uint8_t t[18];
 	int i;
@@ -178,7 +183,7 @@ TEST_F(qos, vlarb_too_many_entries)
 	EXPECT_REFUSED(EINVAL, "vlarb-high", -1);
 }
 
-TEST_F(qos, vlarb_longer_than_any_table)
+TEST_F_TIMEOUT(qos, vlarb_longer_than_any_table, FQ_QOS_TEST_TIMEOUT_S)
 {
 	uint8_t t[130] = {};
 	uint32_t off;
@@ -188,7 +193,7 @@ TEST_F(qos, vlarb_longer_than_any_table)
 	EXPECT_REFUSED(ERANGE, "", off);
 }
 
-TEST_F(qos, vlarb_vl15_reserved)
+TEST_F_TIMEOUT(qos, vlarb_vl15_reserved, FQ_QOS_TEST_TIMEOUT_S)
 {
 	uint8_t t[] = { 0, 10, 15, 10 };
 
@@ -197,7 +202,7 @@ TEST_F(qos, vlarb_vl15_reserved)
 	EXPECT_REFUSED(EINVAL, "vlarb-low: VL15 is reserved", -1);
 }
 
-TEST_F(qos, vlarb_odd_length)
+TEST_F_TIMEOUT(qos, vlarb_odd_length, FQ_QOS_TEST_TIMEOUT_S)
 {
 	uint8_t t[] = { 0, 10, 1 };
 	uint32_t off;
@@ -207,7 +212,7 @@ TEST_F(qos, vlarb_odd_length)
 	EXPECT_REFUSED(EINVAL, "vlarb: (VL, weight) byte pairs", off);
 }
 
-TEST_F(qos, oper_vls_not_a_count)
+TEST_F_TIMEOUT(qos, oper_vls_not_a_count, FQ_QOS_TEST_TIMEOUT_S)
 {
 	uint32_t off;
 
@@ -216,14 +221,14 @@ TEST_F(qos, oper_vls_not_a_count)
 	EXPECT_REFUSED(EINVAL, "oper-vls: must be 1, 2, 4, 8 or 15", off);
 }
 
-TEST_F(qos, oper_vls_above_vl_cap)
+TEST_F_TIMEOUT(qos, oper_vls_above_vl_cap, FQ_QOS_TEST_TIMEOUT_S)
 {
 	set_start(_metadata, self, "fqsim61", 1);
 	put_u8(&self->r, FABRIQ_A_QOS_CFG_OPER_VLS, 15);
 	EXPECT_REFUSED(EINVAL, "oper-vls", -1);
 }
 
-TEST_F(qos, sl_out_of_range)
+TEST_F_TIMEOUT(qos, sl_out_of_range, FQ_QOS_TEST_TIMEOUT_S)
 {
 	uint32_t off;
 
@@ -232,7 +237,7 @@ TEST_F(qos, sl_out_of_range)
 	EXPECT_REFUSED(EINVAL, "sl: out of range (valid 0-15)", off);
 }
 
-TEST_F(qos, pfc_priority_8)
+TEST_F_TIMEOUT(qos, pfc_priority_8, FQ_QOS_TEST_TIMEOUT_S)
 {
 	uint32_t off;
 
@@ -241,14 +246,14 @@ TEST_F(qos, pfc_priority_8)
 	EXPECT_REFUSED(EINVAL, "pfc: a priority above 7", off);
 }
 
-TEST_F(qos, roce_setting_on_ib_port)
+TEST_F_TIMEOUT(qos, roce_setting_on_ib_port, FQ_QOS_TEST_TIMEOUT_S)
 {
 	set_start(_metadata, self, "fqsim61", 1);
 	put_u32(&self->r, FABRIQ_A_QOS_CFG_PFC, 1u << 3);
 	EXPECT_REFUSED(EINVAL, "pfc", -1);
 }
 
-TEST_F(qos, ib_setting_on_roce_port)
+TEST_F_TIMEOUT(qos, ib_setting_on_roce_port, FQ_QOS_TEST_TIMEOUT_S)
 {
 	uint8_t map[16] = {};
 
@@ -257,7 +262,7 @@ TEST_F(qos, ib_setting_on_roce_port)
 	EXPECT_REFUSED(EINVAL, "sl2vl", -1);
 }
 
-TEST_F(qos, ecn_min_above_max)
+TEST_F_TIMEOUT(qos, ecn_min_above_max, FQ_QOS_TEST_TIMEOUT_S)
 {
 	uint32_t min_off, prob_off;
 
@@ -266,7 +271,7 @@ TEST_F(qos, ecn_min_above_max)
 	EXPECT_REFUSED(EINVAL, "ecn min: the minimum threshold exceeds the maximum", min_off);
 }
 
-TEST_F(qos, ecn_probability_0)
+TEST_F_TIMEOUT(qos, ecn_probability_0, FQ_QOS_TEST_TIMEOUT_S)
 {
 	uint32_t min_off, prob_off;
 
@@ -275,7 +280,7 @@ TEST_F(qos, ecn_probability_0)
 	EXPECT_REFUSED(EINVAL, "ecn prob: marking probability out of range (valid 1-100)", prob_off);
 }
 
-TEST_F(qos, ecn_probability_101)
+TEST_F_TIMEOUT(qos, ecn_probability_101, FQ_QOS_TEST_TIMEOUT_S)
 {
 	uint32_t min_off, prob_off;
 
@@ -284,7 +289,7 @@ TEST_F(qos, ecn_probability_101)
 	EXPECT_REFUSED(EINVAL, "ecn prob", prob_off);
 }
 
-TEST_F(qos, ecn_priority_8)
+TEST_F_TIMEOUT(qos, ecn_priority_8, FQ_QOS_TEST_TIMEOUT_S)
 {
 	uint32_t min_off, prob_off;
 
@@ -293,7 +298,7 @@ TEST_F(qos, ecn_priority_8)
 	EXPECT_REFUSED(EINVAL, "ecn prio: priority out of range (valid 0-7)", -1);
 }
 
-TEST_F(qos, dscp_prio_priority_9)
+TEST_F_TIMEOUT(qos, dscp_prio_priority_9, FQ_QOS_TEST_TIMEOUT_S)
 {
 	uint8_t map[64];
 	uint32_t off;
@@ -305,7 +310,7 @@ TEST_F(qos, dscp_prio_priority_9)
 	EXPECT_REFUSED(EINVAL, "dscp-prio: a priority above 7", off);
 }
 
-TEST_F(qos, ets_bandwidth_not_100)
+TEST_F_TIMEOUT(qos, ets_bandwidth_not_100, FQ_QOS_TEST_TIMEOUT_S)
 {
 	uint8_t bw[8] = { 50, 40 }, tsa[8] = { FABRIQ_QOS_TSA_ETS, FABRIQ_QOS_TSA_ETS };
 
@@ -315,7 +320,7 @@ TEST_F(qos, ets_bandwidth_not_100)
 	EXPECT_REFUSED(EINVAL, "ets tc-bw", -1);
 }
 
-TEST_F(qos, ets_unknown_tsa)
+TEST_F_TIMEOUT(qos, ets_unknown_tsa, FQ_QOS_TEST_TIMEOUT_S)
 {
 	uint8_t tsa[8] = { 7 };
 	uint32_t off;
@@ -325,7 +330,7 @@ TEST_F(qos, ets_unknown_tsa)
 	EXPECT_REFUSED(EINVAL, "ets tc-tsa: unknown TSA", off);
 }
 
-TEST_F(qos, trust_unknown)
+TEST_F_TIMEOUT(qos, trust_unknown, FQ_QOS_TEST_TIMEOUT_S)
 {
 	uint32_t off;
 
@@ -334,21 +339,21 @@ TEST_F(qos, trust_unknown)
 	EXPECT_REFUSED(EINVAL, "trust: must be pcp (1) or dscp (2)", off);
 }
 
-TEST_F(qos, unknown_device)
+TEST_F_TIMEOUT(qos, unknown_device, FQ_QOS_TEST_TIMEOUT_S)
 {
 	set_start(_metadata, self, "fqnosuch", 1);
 	put_u8(&self->r, FABRIQ_A_QOS_CFG_SL, 1);
 	EXPECT_REFUSED(ENODEV, "dev-name: no such RDMA device", -1);
 }
 
-TEST_F(qos, unknown_port)
+TEST_F_TIMEOUT(qos, unknown_port, FQ_QOS_TEST_TIMEOUT_S)
 {
 	set_start(_metadata, self, "fqsim61", 2);
 	put_u8(&self->r, FABRIQ_A_QOS_CFG_SL, 1);
 	EXPECT_REFUSED(EINVAL, "port: the device has no such port", -1);
 }
 
-TEST_F(qos, intent_missing)
+TEST_F_TIMEOUT(qos, intent_missing, FQ_QOS_TEST_TIMEOUT_S)
 {
 	set_start(_metadata, self, "fqsim61", 1);
 	self->r.nlh.nlmsg_len = (char *)self->intent - (char *)&self->r;
@@ -356,13 +361,13 @@ TEST_F(qos, intent_missing)
 	EXPECT_REFUSED(EINVAL, "intent is required", -2);
 }
 
-TEST_F(qos, intent_empty)
+TEST_F_TIMEOUT(qos, intent_empty, FQ_QOS_TEST_TIMEOUT_S)
 {
 	set_start(_metadata, self, "fqsim61", 1);
 	EXPECT_REFUSED(EINVAL, "intent: no setting given", -1);
 }
 
-TEST_F(qos, reply_only_attribute_refused)
+TEST_F_TIMEOUT(qos, reply_only_attribute_refused, FQ_QOS_TEST_TIMEOUT_S)
 {
 	struct nlattr *hw;
 
@@ -376,7 +381,7 @@ TEST_F(qos, reply_only_attribute_refused)
 	EXPECT_REFUSED(EINVAL, "", (char *)hw - (char *)&self->r);
 }
 
-TEST_F(qos, dcb_setting_on_netdev_without_dcb)
+TEST_F_TIMEOUT(qos, dcb_setting_on_netdev_without_dcb, FQ_QOS_TEST_TIMEOUT_S)
 {
 	set_start(_metadata, self, "rxe61", 1);
 	put_u32(&self->r, FABRIQ_A_QOS_CFG_PFC, 1u << 3);
@@ -384,7 +389,7 @@ TEST_F(qos, dcb_setting_on_netdev_without_dcb)
 	EXPECT_TRUE(strstr(slurp(DBG "rxe61/port1/qos/state"), "pfc            3") == NULL);
 }
 
-TEST_F(qos, validate_only_changes_nothing)
+TEST_F_TIMEOUT(qos, validate_only_changes_nothing, FQ_QOS_TEST_TIMEOUT_S)
 {
 	set_start(_metadata, self, "fqsim62", 1);
 	put_u32(&self->r, FABRIQ_A_QOS_CFG_PFC, 1u << 3);
@@ -396,7 +401,7 @@ TEST_F(qos, validate_only_changes_nothing)
 	EXPECT_STREQ(self->eth_before, slurp(DBG "fqsim62/port1/qos/state"));
 }
 
-TEST_F(qos, set_needs_cap_net_admin_get_does_not)
+TEST_F_TIMEOUT(qos, set_needs_cap_net_admin_get_does_not, FQ_QOS_TEST_TIMEOUT_S)
 {
 	pid_t pid = fork();
 	int status;

@@ -102,12 +102,15 @@ static void fq_reg_free(struct fq_reg *reg)
 	atomic_dec(&fq_objects.regs);
 }
 
+/* Free the entries on @dead, which is empty again after. */
 static void fq_reg_free_list(struct list_head *dead)
 {
 	struct fq_reg *reg, *tmp;
 
-	list_for_each_entry_safe(reg, tmp, dead, lru)
+	list_for_each_entry_safe(reg, tmp, dead, lru) {
+		list_del(&reg->lru);
 		fq_reg_free(reg);
+	}
 }
 
 /* Take @reg out of the cache onto @dead.  Context: rc->lock held. */

@@ -9,7 +9,7 @@
  *       counters   every counter of the port, "name value" per line
  *       link       write "down", "up", "speed SDR|DDR|QDR|FDR10|FDR|EDR|HDR",
  *                  "width 1X|4X|8X|12X"; read: the current link
- *       fail_mads  IB ports: the next N MADs fail
+ *       fail_mads  IB ports: the next N SMPs fail (PMA queries are answered)
  *       fail_dcb   RoCE ports: the next N DCB set calls fail with -EIO
  *       tx_rate    RoCE ports: the netdev's line rate in kbit/s (0: none);
  *                  the transmit queue stops and wakes like a NIC's

@@ -381,7 +381,10 @@ int fqsim_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
 	    *out_mad_size < sizeof(*out) || in->mad_hdr.base_version != 1)
 		return IB_MAD_RESULT_FAILURE;
 	port = &sdev->ports[port_num - 1];
-	if (atomic_dec_if_positive(&port->fail_mads) >= 0)
+	/* SMPs fail; PMA queries (telemetry samples them on its own clock) are answered */
+	if ((class == IB_MGMT_CLASS_SUBN_LID_ROUTED ||
+	     class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE) &&
+	    atomic_dec_if_positive(&port->fail_mads) >= 0)
 		return IB_MAD_RESULT_FAILURE;
 
 	memset(out, 0, sizeof(*out));

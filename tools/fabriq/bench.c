@@ -33,6 +33,7 @@ struct bench {
 	size_t minbytes, maxbytes;
 	double factor;
 	int iters, warmup, check;
+	int median;		/* time column: median call, not the mean */
 	uint32_t root;
 	int dtype;		/* -1: all */
 	int op;			/* -1: all */
@@ -67,6 +68,8 @@ void bench_usage(void)
 		"  -n N       timed iterations (default 20)\n"
 		"  -w N       warm-up iterations (default 1)\n"
 		"  -c 0|1     check every result, print #wrong (default 1)\n"
+		"  --median   the time column is the median call of the -n timed ones,\n"
+		"             as perftest's t_typical (default: the mean, as nccl-tests)\n"
 		"  -r ROOT    root of broadcast and reduce (default 0)\n"
 		"  -d TYPE    int8|uint8|int32|uint32|int64|uint64|half|bfloat16|float|double|all\n"
 		"             (default float)\n"
@@ -308,6 +311,9 @@ static int parse_args(struct bench *b, int argc, char **argv)
 		} else if (match(o, "--bounce")) {
 			b->opts.bounce = 1;
 			continue;
+		} else if (match(o, "--median")) {
+			b->median = 1;
+			continue;
 		} else if (match(o, "--connect-timeout")) {
 			if (!fq_parse_u64(a, 0, 1, 600000, &v))
 				return bench_err(o, a, "1-600000 ms");
@@ -378,6 +384,20 @@ static size_t next_size(const struct bench *b, size_t bytes)
 	return next > bytes ? next : bytes + 1;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* the median of @n values (sorts them) */
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* one size, one placement: -w untimed, -n timed, then one checked run */
 static int run_size(struct bench *b, struct fabriq_comm *c, int dtype, int op, size_t count,
 		    int inplace, double *us, long *wrong)
@@ -389,15 +409,18 @@ static int run_size(struct bench *b, struct fabriq_comm *c, int dtype, int op, s
 			  b->coll == FABRIQ_COLL_REDUCESCATTER) ? op : 0,
 	};
 	unsigned char *sbuf, *rbuf, *src;
-	double t0;
+	double t0, t, t1, *times = NULL;
 	int i, err = 0;
 
 	fabriq_verify_lens(b->coll, count, b->nranks, &in, &out);
 	sbuf = calloc(in * es + 8, 1);
 	rbuf = calloc((in > out ? in : out) * es + 8, 1);
-	if (!sbuf || !rbuf) {
+	if (b->median)
+		times = calloc(b->iters, sizeof(*times));
+	if (!sbuf || !rbuf || (b->median && !times)) {
 		free(sbuf);
 		free(rbuf);
+		free(times);
 		return -ENOMEM;
 	}
 	coll.sendbuf = (uintptr_t)sbuf;
@@ -420,9 +443,18 @@ static int run_size(struct bench *b, struct fabriq_comm *c, int dtype, int op, s
 	if (!err)
 		err = fabriq_barrier(c, NULL);
 	t0 = now_us();
-	for (i = 0; !err && i < b->iters; i++)
+	for (i = 0, t = t0; !err && i < b->iters; i++) {
 		err = fabriq_coll(c, &coll, NULL);
+		if (times) {
+			t1 = now_us();
+			times[i] = t1 - t;
+			t = t1;
+		}
+	}
 	*us = (now_us() - t0) / b->iters;
+	if (times && !err)
+		*us = median(times, b->iters);
+	free(times);
 	*wrong = -1;
 	if (!err && b->check) {
 		/* fresh inputs where the op reads them (in place, the timed calls overwrote them) */
