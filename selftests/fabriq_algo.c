@@ -14,6 +14,7 @@
 
 #include "fq_ktypes.h"
 #include "../kernel/coll/algo.h"
+#include "../kernel/coll/coll_fresh.h"
 
 #define MAXR	17
 
@@ -32,6 +33,10 @@ struct rank {
 	struct fq_step st;
 	int xdone[FQ_STEP_MAX];
 	unsigned char *work, *src;
+	/* fused: no pre-copy, the work bytes stand for the input (coll_fresh.c) */
+	int fused;
+	struct fq_fresh fresh;
+	bool input[FQ_STEP_MAX];
 };
 
 static void q_push(int from, int to, const void *p, uint64_t len)
@@ -72,6 +77,9 @@ static int advance(struct rank *R, int me)
 			}
 			R->have_step = 1;
 			memset(R->xdone, 0, sizeof(R->xdone));
+			for (i = 0; i < (int)R->st.n; i++)
+				R->input[i] = R->fused &&
+					      fq_fresh_xfer_reads_input(&R->fresh, &R->st.x[i]);
 			moved = 1;
 		}
 		/* sends without a dependency first: the engine copies them out
@@ -84,7 +92,8 @@ static int advance(struct rank *R, int me)
 				continue;
 			if (x->dep >= 0 && !R->xdone[x->dep])
 				continue;
-			q_push(me, x->peer, b + x->off, x->len);
+			q_push(me, x->peer, R->input[i] ? fq_fresh_src(&R->fresh, x->off) :
+				b + x->off, x->len);
 			R->xdone[i] = 1;
 			moved = 1;
 		}
@@ -107,7 +116,9 @@ static int advance(struct rank *R, int me)
 			for (j = 0; j < x->len / 8; j++) {
 				uint64_t a, b;
 
-				memcpy(&a, R->work + x->off + 8 * j, 8);
+				/* fused: the first reduction reads the input */
+				memcpy(&a, R->input[i] ? fq_fresh_src(&R->fresh, x->off + 8 * j) :
+				       R->work + x->off + 8 * j, 8);
 				memcpy(&b, m->data + 8 * j, 8);
 				a = x->op == FQ_X_RECV_REDUCE ? a + b : b;
 				memcpy(R->work + x->off + 8 * j, &a, 8);
@@ -121,6 +132,8 @@ static int advance(struct rank *R, int me)
 			all &= R->xdone[i];
 		if (!all)
 			return moved;
+		if (R->fused)
+			fq_fresh_step_done(&R->fresh, &R->st);
 		R->have_step = 0;
 		R->k++;
 	}
@@ -129,7 +142,57 @@ static int advance(struct rank *R, int me)
 static uint64_t val(int r, uint64_t i) { return (uint64_t)r * 0x9e3779b97f4a7c15ULL + i * 7919 + 1; }
 
 /* returns number of wrong elements */
-static long run(uint32_t coll, uint32_t algo, uint32_t n, uint32_t root, uint64_t count)
+/*
+ * The engine's two ways to start (coll.c fq_op_prepare): @fused, the work
+ * buffer starts as garbage and stands for the input where coll_fresh.c
+ * says so; else the input is copied in first.
+ */
+static void start(struct rank *R, uint32_t coll, uint32_t n, uint32_t r, uint32_t root,
+		  uint64_t count, uint64_t wlen, int fused)
+{
+	uint64_t i, lo = 0, len = 8 * count;
+	const void *src = R->src;
+
+	if (fused) {
+		memset(R->work, 0xa5, 8 * wlen);
+		R->fused = 1;
+		if (coll == FABRIQ_COLL_ALLGATHER)
+			lo = 8 * r * count;
+		else if (coll == FABRIQ_COLL_REDUCESCATTER)
+			len = 8 * wlen;
+		else if (coll == FABRIQ_COLL_ALLTOALL || coll == FABRIQ_COLL_BARRIER ||
+			 (coll == FABRIQ_COLL_BROADCAST && r != root))
+			src = NULL;
+		if (!count)
+			src = NULL;
+		fq_fresh_init(&R->fresh, R->work, src, lo, len);
+	}
+	/* what the engine puts in the work buffer before step 0 */
+	if (coll == FABRIQ_COLL_ALLGATHER && !fused)
+		for (i = 0; i < count; i++) {
+			uint64_t v = val(r, i);
+
+			memcpy(R->work + 8 * (r * count + i), &v, 8);
+		}
+	else if (coll == FABRIQ_COLL_ALLTOALL)
+		memcpy(R->work + 8 * r * count, R->src + 8 * r * count, 8 * count);
+	else if ((coll != FABRIQ_COLL_BROADCAST || r == root) && !fused)
+		memcpy(R->work, R->src, 8 * wlen);
+}
+
+/* fused: what fq_op_finish() fills in once the steps are done */
+static void finish(struct rank *R, uint32_t coll, uint32_t r, uint64_t count, uint64_t wlen)
+{
+	if (!R->fused)
+		return;
+	if (coll == FABRIQ_COLL_REDUCESCATTER)
+		fq_fresh_fill(&R->fresh, 8 * r * count, 8 * count);
+	else
+		fq_fresh_fill(&R->fresh, 0, 8 * wlen);
+}
+
+static long run(uint32_t coll, uint32_t algo, uint32_t n, uint32_t root, uint64_t count,
+		int fused)
 {
 	static struct rank R[MAXR];
 	uint64_t wlen = (coll == FABRIQ_COLL_ALLGATHER || coll == FABRIQ_COLL_REDUCESCATTER ||
@@ -153,17 +216,7 @@ static long run(uint32_t coll, uint32_t algo, uint32_t n, uint32_t root, uint64_
 
 			memcpy(R[r].src + 8 * i, &v, 8);
 		}
-		/* what the engine puts in the work buffer before step 0 */
-		if (coll == FABRIQ_COLL_ALLGATHER)
-			for (i = 0; i < count; i++) {
-				uint64_t v = val(r, i);
-
-				memcpy(R[r].work + 8 * (r * count + i), &v, 8);
-			}
-		else if (coll == FABRIQ_COLL_ALLTOALL)
-			memcpy(R[r].work + 8 * r * count, R[r].src + 8 * r * count, 8 * count);
-		else if (coll != FABRIQ_COLL_BROADCAST || r == root)
-			memcpy(R[r].work, R[r].src, 8 * wlen);
+		start(&R[r], coll, n, r, root, count, wlen, fused);
 	}
 	do {
 		moved = 0;
@@ -177,6 +230,7 @@ static long run(uint32_t coll, uint32_t algo, uint32_t n, uint32_t root, uint64_
 			return -1;
 		}
 	for (r = 0; r < n; r++) {
+		finish(&R[r], coll, r, count, wlen);
 		for (i = 0; i < wlen; i++) {
 			uint64_t got, want = 0;
 			int check = 1;
@@ -237,8 +291,9 @@ int main(void)
 	static const uint64_t counts[] = { 0, 1, 7, 16, 33, 1000 };
 	int ncase = sizeof(cases) / sizeof(cases[0]), c, fails = 0, t = 0;
 
-	printf("TAP version 13\n1..%d\n", ncase + 1);
-	for (c = 0; c < ncase; c++) {
+	printf("TAP version 13\n1..%d\n", 2 * ncase + 1);
+	for (c = 0; c < 2 * ncase; c++) {
+		int fused = c >= ncase, k = c % ncase;
 		long bad = 0, runs = 0;
 		uint32_t n, root;
 		unsigned int ci;
@@ -246,7 +301,8 @@ int main(void)
 		for (n = 1; n <= MAXR; n++)
 			for (root = 0; root < n; root += (n > 4 ? n / 3 : 1))
 				for (ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
-					long w = run(cases[c].coll, cases[c].algo, n, root, counts[ci]);
+					long w = run(cases[k].coll, cases[k].algo, n, root, counts[ci],
+						     fused);
 
 					runs++;
 					if (w) {
@@ -256,8 +312,8 @@ int main(void)
 						bad++;
 					}
 				}
-		printf("%s %d %s (%ld runs, %ld bad)\n", bad ? "not ok" : "ok", ++t, cases[c].name,
-		       runs, bad);
+		printf("%s %d %s%s (%ld runs, %ld bad)\n", bad ? "not ok" : "ok", ++t,
+		       cases[k].name, fused ? ", fused (no pre-copy)" : "", runs, bad);
 		fails += !!bad;
 	}
 	{

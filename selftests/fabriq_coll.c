@@ -198,6 +198,10 @@ static void build_cases(void)
 		add(coll, FABRIQ_INT32, FABRIQ_OP_MAX, 4099,
 		    (coll == FABRIQ_COLL_BROADCAST || coll == FABRIQ_COLL_REDUCE) ? lastroot : 0,
 		    1, 0, "in-place");
+		/* big enough to run on the pinned buffers, not on kernel copies */
+		add(coll, FABRIQ_FLOAT32, FABRIQ_OP_SUM, 70001,
+		    (coll == FABRIQ_COLL_BROADCAST || coll == FABRIQ_COLL_REDUCE) ? lastroot : 0,
+		    1, 0, "in-place");
 	}
 	add(FABRIQ_COLL_BARRIER, FABRIQ_INT8, 0, 0, 0, 0, 0, "barrier");
 	for (a = 0; a < sizeof(algos) / sizeof(algos[0]); a++)

@@ -155,6 +155,8 @@ static void fq_tx_account(struct fq_conn *conn, const struct fq_tx_ent *ent,
 	conn->st.tx_bytes += ent->bytes;
 	conn->st.cqe_ns += lat;
 	conn->st.cqe_max_ns = max(conn->st.cqe_max_ns, lat);
+	/* an eighth of the new sample: follows the link within some ten sends */
+	WRITE_ONCE(comm->rtt_ns, comm->rtt_ns ? comm->rtt_ns - comm->rtt_ns / 8 + lat / 8 : lat);
 	fq_own_add(comm, FQ_OWN_TX_WRS, 1);
 	fq_own_add(comm, FQ_OWN_TX_BYTES, ent->bytes);
 	fq_own_add(comm, FQ_OWN_CQE_NS, lat);

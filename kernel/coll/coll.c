@@ -155,49 +155,72 @@ static int fq_op_buffers(struct fq_comm *comm, struct fq_op *op, u64 blk, bool c
 	return err;
 }
 
-/* What every rank's work buffer holds before step 0. */
+/*
+ * Where the input stands in the work buffer before step 0 (coll_fresh.c):
+ * nothing is copied, unless the input partly overlaps the output.  An
+ * input that is the output's own bytes (in place) is there already.
+ */
 static void fq_op_prepare(struct fq_comm *comm, struct fq_op *op, u64 blk)
 {
 	const struct fabriq_coll *req = &op->req;
+	u64 lo = 0, len = blk, outlen = blk;
+	const void *src = op->in.ptr;
 	u32 r = comm->rank;
 
-	if (!blk)
-		return;
 	switch (req->coll) {
-	case FABRIQ_COLL_ALLREDUCE:
-		memmove(op->work, op->in.ptr, blk);
-		break;
 	case FABRIQ_COLL_ALLGATHER:
-		memmove(op->work + r * blk, op->in.ptr, blk);
+		lo = r * blk;
+		outlen = blk * comm->nranks;
 		break;
 	case FABRIQ_COLL_REDUCESCATTER:
-		memcpy(op->work, op->in.ptr, blk * comm->nranks);
+		len = blk * comm->nranks;
 		break;
 	case FABRIQ_COLL_BROADCAST:
-		if (r == req->root)
-			memmove(op->work, op->in.ptr, blk);
-		break;
-	case FABRIQ_COLL_REDUCE:
-		memmove(op->work, op->in.ptr, blk);
+		if (r != req->root)
+			src = NULL;
 		break;
 	case FABRIQ_COLL_ALLTOALL:
+		src = NULL;
+		if (!blk)
+			break;
 		if (op->scratch)
 			memcpy(op->scratch, op->in.ptr, blk * comm->nranks);
 		memmove(op->work + r * blk, op->src + r * blk, blk);
 		break;
+	case FABRIQ_COLL_BARRIER:
+		src = NULL;
+		break;
 	}
+	if (!blk)
+		src = NULL;
+	/* the work buffer is the caller's output, not a kernel copy or scratch */
+	if (src && !op->in.copy && op->work == op->out.ptr) {
+		if (req->sendbuf == req->recvbuf + lo) {
+			src = NULL;
+		} else if (req->sendbuf < req->recvbuf + outlen &&
+			   req->recvbuf < req->sendbuf + len) {
+			fq_fresh_init(&op->fresh, op->work, src, lo, len);
+			fq_fresh_fill(&op->fresh, lo, len);
+			return;
+		}
+	}
+	fq_fresh_init(&op->fresh, op->work, src, lo, len);
 }
 
-/* What is left after the last step: the reduce-scatter's part, avg's division. */
+/* What is left after the last step: the output's input bytes, the reduce-scatter's part, avg. */
 static void fq_op_finish(struct fq_comm *comm, struct fq_op *op, u64 blk)
 {
 	const struct fabriq_coll *req = &op->req;
-	u32 es = fq_dtype_size(req->dtype);
+	u32 es = fq_dtype_size(req->dtype), r = comm->rank;
 
 	if (!blk)
 		return;
-	if (req->coll == FABRIQ_COLL_REDUCESCATTER)
-		memcpy(op->out.ptr, op->work + comm->rank * blk, blk);
+	if (req->coll == FABRIQ_COLL_REDUCESCATTER) {
+		fq_fresh_fill(&op->fresh, r * blk, blk);
+		memcpy(op->out.ptr, op->work + r * blk, blk);
+	} else if (op->work == op->out.ptr) {
+		fq_fresh_fill(&op->fresh, 0, blk * comm->nranks);
+	}
 	if (req->redop != FABRIQ_OP_AVG)
 		return;
 	if (req->coll == FABRIQ_COLL_REDUCESCATTER || req->coll == FABRIQ_COLL_ALLREDUCE ||
@@ -210,6 +233,7 @@ static void fq_op_finish(struct fq_comm *comm, struct fq_op *op, u64 blk)
 struct fq_xstate {
 	u64 nmsg;	/* messages of this transfer */
 	u64 msgs;	/* sent (copied out) or placed */
+	bool input;	/* its work bytes still stand for the input (coll_fresh.c) */
 };
 
 static void *fq_xbuf(struct fq_op *op, const struct fq_xfer *x)
@@ -236,8 +260,9 @@ static bool fq_unsent_overlap(struct fq_comm *comm, struct fq_op *op, const stru
 	for (j = 0; j < st->n; j++) {
 		const struct fq_xfer *s = &st->x[j];
 
+		/* a send from the input reads no byte a receive writes */
 		if (s->op != FQ_X_SEND || s->buf != st->x[i].buf || s->dep == (s8)i ||
-		    READ_ONCE(op->acked[j].prefix) == xs[j].nmsg)
+		    xs[j].input || READ_ONCE(op->acked[j].prefix) == xs[j].nmsg)
 			continue;
 		copied = min_t(u64, s->len, READ_ONCE(op->acked[j].prefix) * comm->chunk);
 		a = s->off + copied;
@@ -253,6 +278,7 @@ static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, const struct fq_
 {
 	const struct fq_xfer *x = &st->x[i];
 	struct fq_peer *peer = &comm->peers[x->peer];
+	const void *from = xs[i].input ? fq_fresh_src(&op->fresh, x->off) : fq_xbuf(op, x) + x->off;
 	struct fq_conn *conn;
 	u32 len;
 	int err;
@@ -266,8 +292,8 @@ static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, const struct fq_
 		if (!fq_cm_can_send(conn))
 			break;
 		len = fq_msg_len(x, xs[i].msgs, comm->chunk);
-		err = fq_cm_send(conn, fq_xbuf(op, x) + x->off + xs[i].msgs * comm->chunk, len,
-				 &op->acked[i], xs[i].msgs);
+		err = fq_cm_send(conn, from + xs[i].msgs * comm->chunk, len, &op->acked[i],
+				 xs[i].msgs);
 		if (err)
 			return err;
 		peer->send_seq++;
@@ -313,6 +339,9 @@ static int fq_pump_recv(struct fq_comm *comm, struct fq_op *op, const struct fq_
 		dst = fq_xbuf(op, x) + off;
 		if (x->op == FQ_X_RECV)
 			memcpy(dst, data, want);
+		else if (xs[i].input)	/* fused: the first reduction reads the input */
+			fq_reduce_to(op->req.dtype, op_eff, dst, fq_fresh_src(&op->fresh, off),
+				     data, want / es);
 		else
 			fq_reduce(op->req.dtype, op_eff, dst, data, want / es);
 		err = fq_cm_consume(conn);
@@ -360,6 +389,33 @@ static int fq_step_pass(struct fq_comm *comm, struct fq_op *op, const struct fq_
 	return err ? err : all;
 }
 
+static unsigned int busy_poll_us = 200;
+module_param(busy_poll_us, uint, 0644);
+MODULE_PARM_DESC(busy_poll_us,
+		 "longest a collective spins for a completion before it sleeps, in us (0: never spins; default 200)");
+
+/*
+ * Before sleeping, spin for about one round trip (the sends' measured
+ * post -> completion time, at most busy_poll_us): a completion that comes
+ * that soon is seen without the sleep and the wake-up, which are most
+ * of a small call's time.  Return: true if something happened.
+ */
+static bool fq_busy_poll(struct fq_comm *comm, u64 seen)
+{
+	u64 budget = min_t(u64, READ_ONCE(comm->rtt_ns),
+			   (u64)READ_ONCE(busy_poll_us) * NSEC_PER_USEC);
+	u64 end = ktime_get_ns() + budget;
+
+	while (budget && ktime_get_ns() < end) {
+		if (READ_ONCE(comm->events) != seen || READ_ONCE(comm->err))
+			return true;
+		if (need_resched() || signal_pending(current))
+			break;
+		cpu_relax();
+	}
+	return false;
+}
+
 static int fq_run_step(struct fq_comm *comm, struct fq_op *op, const struct fq_step *st)
 {
 	struct fq_xstate xs[FQ_STEP_MAX];
@@ -377,6 +433,7 @@ static int fq_run_step(struct fq_comm *comm, struct fq_op *op, const struct fq_s
 	for (i = 0; i < st->n; i++) {
 		xs[i].nmsg = st->x[i].len ? DIV_ROUND_UP_ULL(st->x[i].len, comm->chunk) : 1;
 		xs[i].msgs = 0;
+		xs[i].input = fq_fresh_xfer_reads_input(&op->fresh, &st->x[i]);
 		op->acked[i].prefix = 0;
 		op->acked[i].window = 0;
 	}
@@ -391,6 +448,8 @@ static int fq_run_step(struct fq_comm *comm, struct fq_op *op, const struct fq_s
 			cond_resched();
 			continue;
 		}
+		if (fq_busy_poll(comm, seen))
+			continue;
 		left = (long)(deadline - jiffies);
 		if (left <= 0)
 			return -ETIMEDOUT;
@@ -417,6 +476,8 @@ static int fq_coll_run(struct fq_comm *comm, struct fq_op *op)
 		for (k = 0; !err && fq_sched_step(&op->sched, k, &st); k++) {
 			comm->step_k = k;
 			err = fq_run_step(comm, op, &st);
+			if (!err)
+				fq_fresh_step_done(&op->fresh, &st);
 		}
 	if (!err)
 		fq_op_finish(comm, op, blk);

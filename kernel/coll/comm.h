@@ -28,6 +28,7 @@
 #include <linux/fabriq_wire.h>
 
 #include "algo.h"
+#include "coll_fresh.h"
 #include "telemetry/telemetry.h"
 
 #define FQ_CREDITS		8	/* data messages in flight per connection */
@@ -380,6 +381,7 @@ void fq_limits_uncharge_pin(struct fq_pin *p);
  * @in: the pinned input; @out: the pinned output
  * @scratch: kernel work buffer where the user's cannot serve
  * @work: where the schedule works; @src: what alltoall sends from
+ * @fresh: which bytes of @work still stand for the input (no pre-copy)
  * @status: the result
  * @done: completed by the engine (synchronous calls)
  * @acked: per transfer of the running step, the sends done with
@@ -396,6 +398,7 @@ struct fq_op {
 	void *scratch;
 	void *work;
 	void *src;
+	struct fq_fresh fresh;
 	int status;
 	struct completion done;
 	struct fq_ack acked[FQ_STEP_MAX];
@@ -437,6 +440,8 @@ struct fq_op {
  * @lock: protects the conn fields marked so, @err and @events
  * @wq: the engine and COMM_INIT wait here for progress
  * @events: bumped at every completion and connection event
+ * @rtt_ns: a moving average of data sends' post -> completion times (the
+ *          engine's busy-poll budget, coll.c)
  * @err: the first fatal error; sticky
  * @run_lock: held while a call runs (engine or a caller running inline)
  * @op_lock: protects @ops, @nops and @next_seq
@@ -498,6 +503,7 @@ struct fq_comm {
 	spinlock_t lock;		/* see above */
 	wait_queue_head_t wq;
 	u64 events;
+	u64 rtt_ns;
 	int err;
 
 	struct mutex run_lock;		/* see above */

@@ -5,12 +5,16 @@
  *
  * Integer sums and products wrap (computed unsigned).  Floating-point
  * work runs in sections of at most FQ_FPU_ELEMS elements, so preemption
- * is never off for long, with a reschedule point between sections.
+ * is never off for long, with a reschedule point between sections; it
+ * runs the AVX2 build of the kernels where the CPU and the kernel's
+ * saved state have AVX (the YMM registers), else the SSE2 one.
  */
 #include <linux/fabriq.h>
 #include <linux/kernel.h>
 #include <linux/sched.h>
+#include <asm/cpufeature.h>
 #include <asm/fpu/api.h>
+#include <asm/fpu/xcr.h>
 
 #include "reduce.h"
 
@@ -52,41 +56,42 @@ bool fq_reduce_valid(u32 dtype, u32 op)
 	return true;
 }
 
+/* one loop per op, so that the compiler sees a plain element-wise loop */
 #define FQ_INT_REDUCE(name, T, UT)						\
-static void fq_reduce_##name(u32 op, void *dst, const void *src, u64 n)	\
+static void fq_reduce_##name(u32 op, void *dst, const void *x, const void *y, u64 n) \
 {										\
-	T *a = dst;								\
-	const T *b = src;							\
+	const T *a = x, *b = y;							\
+	T *d = dst;								\
 	u64 i;									\
 										\
 	switch (op) {								\
 	case FABRIQ_OP_SUM:							\
 		for (i = 0; i < n; i++)						\
-			a[i] = (T)((UT)a[i] + (UT)b[i]);			\
+			d[i] = (T)((UT)a[i] + (UT)b[i]);			\
 		break;								\
 	case FABRIQ_OP_PROD:							\
 		for (i = 0; i < n; i++)						\
-			a[i] = (T)((UT)a[i] * (UT)b[i]);			\
+			d[i] = (T)((UT)a[i] * (UT)b[i]);			\
 		break;								\
 	case FABRIQ_OP_MAX:							\
 		for (i = 0; i < n; i++)						\
-			a[i] = a[i] > b[i] ? a[i] : b[i];			\
+			d[i] = a[i] > b[i] ? a[i] : b[i];			\
 		break;								\
 	case FABRIQ_OP_MIN:							\
 		for (i = 0; i < n; i++)						\
-			a[i] = a[i] < b[i] ? a[i] : b[i];			\
+			d[i] = a[i] < b[i] ? a[i] : b[i];			\
 		break;								\
 	case FABRIQ_OP_BAND:							\
 		for (i = 0; i < n; i++)						\
-			a[i] &= b[i];						\
+			d[i] = a[i] & b[i];					\
 		break;								\
 	case FABRIQ_OP_BOR:							\
 		for (i = 0; i < n; i++)						\
-			a[i] |= b[i];						\
+			d[i] = a[i] | b[i];					\
 		break;								\
 	case FABRIQ_OP_BXOR:							\
 		for (i = 0; i < n; i++)						\
-			a[i] ^= b[i];						\
+			d[i] = a[i] ^ b[i];					\
 		break;								\
 	}									\
 }
@@ -98,42 +103,63 @@ FQ_INT_REDUCE(u32, u32, u32)
 FQ_INT_REDUCE(s64, s64, u64)
 FQ_INT_REDUCE(u64, u64, u64)
 
+static bool fq_fp_avx2(void)
+{
+	return boot_cpu_has(X86_FEATURE_AVX2) &&
+	       cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL);
+}
+
+/* which build of the floating-point kernels runs ("sse2" or "avx2") */
+const char *fq_reduce_isa(void)
+{
+	return fq_fp_avx2() ? "avx2" : "sse2";
+}
+
 /**
- * fq_reduce() - dst[i] = dst[i] op src[i] for @n elements
+ * fq_reduce_to() - dst[i] = a[i] op b[i] for @n elements
  * @dtype: enum fabriq_dtype
  * @op: enum fabriq_redop (not avg: the caller sums, then divides)
- * @dst: the accumulator
- * @src: the other operand
+ * @dst: the result; may be @a (an accumulator), else overlaps neither
+ * @a: the local operand
+ * @b: the other operand
  * @n: elements
  *
- * The caller checked fq_reduce_valid().
+ * The caller checked fq_reduce_valid().  With @dst != @a the first
+ * reduction of a step reads the caller's input in place of a copy of it
+ * (the fused reduction, coll_fresh.c).
  * Context: process context; may reschedule between FPU sections.
  */
-void fq_reduce(u32 dtype, u32 op, void *dst, const void *src, u64 n)
+void fq_reduce_to(u32 dtype, u32 op, void *dst, const void *a, const void *b, u64 n)
 {
 	u32 esz = fq_dtype_size(dtype), step;
+	bool avx2;
 
 	switch (dtype) {
 	case FABRIQ_INT8:
-		return fq_reduce_s8(op, dst, src, n);
+		return fq_reduce_s8(op, dst, a, b, n);
 	case FABRIQ_UINT8:
-		return fq_reduce_u8(op, dst, src, n);
+		return fq_reduce_u8(op, dst, a, b, n);
 	case FABRIQ_INT32:
-		return fq_reduce_s32(op, dst, src, n);
+		return fq_reduce_s32(op, dst, a, b, n);
 	case FABRIQ_UINT32:
-		return fq_reduce_u32(op, dst, src, n);
+		return fq_reduce_u32(op, dst, a, b, n);
 	case FABRIQ_INT64:
-		return fq_reduce_s64(op, dst, src, n);
+		return fq_reduce_s64(op, dst, a, b, n);
 	case FABRIQ_UINT64:
-		return fq_reduce_u64(op, dst, src, n);
+		return fq_reduce_u64(op, dst, a, b, n);
 	}
+	avx2 = fq_fp_avx2();
 	while (n) {
 		step = min_t(u64, n, FQ_FPU_ELEMS);
 		kernel_fpu_begin();
-		fq_reduce_fp(dtype, op, dst, src, step);
+		if (avx2)
+			fq_reduce_fp_avx2(dtype, op, dst, a, b, step);
+		else
+			fq_reduce_fp_sse2(dtype, op, dst, a, b, step);
 		kernel_fpu_end();
 		dst += (size_t)step * esz;
-		src += (size_t)step * esz;
+		a += (size_t)step * esz;
+		b += (size_t)step * esz;
 		n -= step;
 		cond_resched();
 	}
@@ -151,11 +177,15 @@ void fq_reduce(u32 dtype, u32 op, void *dst, const void *src, u64 n)
 void fq_reduce_avg_finish(u32 dtype, void *buf, u64 n, u32 nranks)
 {
 	u32 esz = fq_dtype_size(dtype), step;
+	bool avx2 = fq_fp_avx2();
 
 	while (n) {
 		step = min_t(u64, n, FQ_FPU_ELEMS);
 		kernel_fpu_begin();
-		fq_scale_fp(dtype, buf, step, nranks);
+		if (avx2)
+			fq_scale_fp_avx2(dtype, buf, step, nranks);
+		else
+			fq_scale_fp_sse2(dtype, buf, step, nranks);
 		kernel_fpu_end();
 		buf += (size_t)step * esz;
 		n -= step;
