@@ -6,14 +6,14 @@
 # 1, 2, 3, 4, 5 and 8 ranks (fabriq_coll), the large sizes on 4 ranks, bad
 # input, timeouts, signals and a killed rank (fabriq_coll_bad), the
 # registration cache against remapping, fork and huge pages
-# (fabriq_regcache), and then
+# (fabriq_regcache), the port's tc intent on the collectives' packets, and then
 # nothing left behind: no fabriq PD, CQ or QP in `rdma resource show` and
 # every module object counter back at zero.
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 24
-fq_require jq sysctl pkill
+ktap_plan 26
+fq_require jq sysctl pkill tcpdump
 fq_load_fabriq || ktap_bail "cannot load fabriq"
 fq_ranks_up 8 || ktap_bail "cannot set up 8 local ranks"
 
@@ -60,6 +60,23 @@ check_eq "fabriq -j bench: one JSON document, 2 sizes, 0 wrong" "2 0" \
 check_eq "fabriq bench --median (the time column is the median call): 1 size, 0 wrong" "1 0" \
 	"$(fq -j bench allreduce --ranks 2 --peers 198.19.0.1,198.19.0.2 -b 64K -e 64K -n 11 -c 1 \
 		--median --port 19400 | jq -r '"\(.results | length) \(.summary.wrong)"')"
+# The port's "tc" intent is the traffic class of the connections a rank
+# makes: rank 1 connects to rank 0, so what leaves fqr1 for rank 0 carries it.
+fq qos set dev fqr1 tc 106
+tcpdump -i fqr1 -nn -U -w /tmp/fq_coll_tc.pcap "udp dst port 4791 and dst host 198.19.0.1" \
+	2> /tmp/fq_coll_tc.err &
+cap=$!
+wait_for 10 grep -q "listening on" /tmp/fq_coll_tc.err
+check_eq "with tc 106 on fqr1, a 2-rank allreduce: 1 size, 0 wrong" "1 0" \
+	"$(fq -j bench allreduce --ranks 2 --peers 198.19.0.1,198.19.0.2 -b 256K -e 256K -n 2 -c 1 \
+		--port 19400 | jq -r '"\(.results | length) \(.summary.wrong)"')"
+sleep 1
+kill "$cap"; wait "$cap" 2>/dev/null
+ktap_diag "$(tcpdump -nn -r /tmp/fq_coll_tc.pcap 2>/dev/null | wc -l) RoCEv2 packets from rank 1 to rank 0"
+check_eq "... and every RoCEv2 packet rank 1 sent carries tos 0x6a" "tos 0x6a" \
+	"$(tcpdump -nn -v -r /tmp/fq_coll_tc.pcap 2>/dev/null | grep -o 'tos 0x[0-9a-f]*' | sort -u | xargs)"
+fq qos set dev fqr1 tc 0
+rm -f /tmp/fq_coll_tc.pcap /tmp/fq_coll_tc.err
 check_match "bench names a bad type and the valid ones" \
 	"bench: -d: 'float8' is not valid \(valid: int8, uint8" \
 	"$(fq bench allreduce --ranks 2 -d float8 2>&1)"

@@ -35,6 +35,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "core/fabriq.h"
+#include "qos/qos.h"
 #include "comm.h"
 
 #define FQ_RESOLVE_MS		2000
@@ -900,6 +901,23 @@ static int fq_cm_wait(struct fq_conn *conn, u32 seq, unsigned long deadline)
 	return READ_ONCE(conn->cm_status);
 }
 
+/*
+ * The traffic class of a connection this rank makes: the caller's
+ * (FABRIQ_COMM_F_TCLASS), else the port's "tc" QoS intent, as fabriq
+ * ping's.  The accepting side answers on the path of the connect request,
+ * which carries it, so both directions of the connection use it.
+ * Context: process; the address is resolved (@id has its device).
+ */
+static void fq_cm_set_tclass(struct fq_comm *comm, struct rdma_cm_id *id)
+{
+	u8 tclass;
+
+	if (comm->has_tclass)
+		rdma_set_service_type(id, comm->tclass);
+	else if (!fabriq_qos_tclass(dev_name(&id->device->dev), id->port_num, &tclass))
+		rdma_set_service_type(id, tclass);
+}
+
 static int fq_cm_try_connect(struct fq_comm *comm, struct fq_conn *conn, unsigned long deadline)
 {
 	struct sockaddr_storage src = comm->addrs[comm->rank];
@@ -944,8 +962,7 @@ static int fq_cm_try_connect(struct fq_comm *comm, struct fq_conn *conn, unsigne
 		return err;
 	if (id->device != comm->ibdev)
 		return -EXDEV;
-	if (comm->has_tclass)
-		rdma_set_service_type(id, comm->tclass);
+	fq_cm_set_tclass(comm, id);
 	seq = READ_ONCE(conn->cm_seq);
 	err = rdma_resolve_route(id, FQ_RESOLVE_MS);
 	if (!err)
@@ -1027,6 +1044,8 @@ static int fq_cm_listen(struct fq_comm *comm)
 		return -EADDRNOTAVAIL;
 	mutex_lock(&comm->setup_lock);
 	comm->ibdev = id->device;
+	/* a software device (rxe, siw) completes on the CPUs a spin would take */
+	comm->busy_poll = !ib_uses_virt_dma(id->device);
 	mutex_unlock(&comm->setup_lock);
 	fq_cm_own_port(comm, id);
 	return rdma_listen(id, min_t(u32, comm->nranks * comm->nch, 1024));

@@ -442,6 +442,8 @@ struct fq_op {
  * @events: bumped at every completion and connection event
  * @rtt_ns: a moving average of data sends' post -> completion times (the
  *          engine's busy-poll budget, coll.c)
+ * @busy_poll: the engine may spin for completions: a hardware device (set
+ *             when the listener binds)
  * @err: the first fatal error; sticky
  * @run_lock: held while a call runs (engine or a caller running inline)
  * @op_lock: protects @ops, @nops and @next_seq
@@ -504,6 +506,7 @@ struct fq_comm {
 	wait_queue_head_t wq;
 	u64 events;
 	u64 rtt_ns;
+	bool busy_poll;
 	int err;
 
 	struct mutex run_lock;		/* see above */
