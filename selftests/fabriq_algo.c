@@ -79,7 +79,7 @@ static int advance(struct rank *R, int me)
 			memset(R->xdone, 0, sizeof(R->xdone));
 			for (i = 0; i < (int)R->st.n; i++)
 				R->input[i] = R->fused &&
-					      fq_fresh_xfer_reads_input(&R->fresh, &R->st.x[i]);
+					      fq_fresh_xfer_begin(&R->fresh, &R->st.x[i]);
 			moved = 1;
 		}
 		/* sends without a dependency first: the engine copies them out
@@ -147,25 +147,17 @@ static uint64_t val(int r, uint64_t i) { return (uint64_t)r * 0x9e3779b97f4a7c15
  * buffer starts as garbage and stands for the input where coll_fresh.c
  * says so; else the input is copied in first.
  */
-static void start(struct rank *R, uint32_t coll, uint32_t n, uint32_t r, uint32_t root,
-		  uint64_t count, uint64_t wlen, int fused)
+static void start(struct rank *R, uint32_t coll, uint32_t r, uint32_t root, uint64_t count,
+		  uint64_t wlen, int fused)
 {
-	uint64_t i, lo = 0, len = 8 * count;
-	const void *src = R->src;
+	uint64_t i, lo, len;
+	bool input;
 
 	if (fused) {
 		memset(R->work, 0xa5, 8 * wlen);
 		R->fused = 1;
-		if (coll == FABRIQ_COLL_ALLGATHER)
-			lo = 8 * r * count;
-		else if (coll == FABRIQ_COLL_REDUCESCATTER)
-			len = 8 * wlen;
-		else if (coll == FABRIQ_COLL_ALLTOALL || coll == FABRIQ_COLL_BARRIER ||
-			 (coll == FABRIQ_COLL_BROADCAST && r != root))
-			src = NULL;
-		if (!count)
-			src = NULL;
-		fq_fresh_init(&R->fresh, R->work, src, lo, len);
+		input = fq_fresh_window(&R->s, &lo, &len);
+		fq_fresh_init(&R->fresh, R->work, input ? R->src : NULL, lo, len);
 	}
 	/* what the engine puts in the work buffer before step 0 */
 	if (coll == FABRIQ_COLL_ALLGATHER && !fused)
@@ -180,15 +172,11 @@ static void start(struct rank *R, uint32_t coll, uint32_t n, uint32_t r, uint32_
 		memcpy(R->work, R->src, 8 * wlen);
 }
 
-/* fused: what fq_op_finish() fills in once the steps are done */
-static void finish(struct rank *R, uint32_t coll, uint32_t r, uint64_t count, uint64_t wlen)
+/* fused: what fq_op_finish() fills in once the steps are done (work is the output) */
+static void finish(struct rank *R)
 {
-	if (!R->fused)
-		return;
-	if (coll == FABRIQ_COLL_REDUCESCATTER)
-		fq_fresh_fill(&R->fresh, 8 * r * count, 8 * count);
-	else
-		fq_fresh_fill(&R->fresh, 0, 8 * wlen);
+	if (R->fused)
+		fq_fresh_finish(&R->fresh, &R->s, true);
 }
 
 static long run(uint32_t coll, uint32_t algo, uint32_t n, uint32_t root, uint64_t count,
@@ -216,7 +204,7 @@ static long run(uint32_t coll, uint32_t algo, uint32_t n, uint32_t root, uint64_
 
 			memcpy(R[r].src + 8 * i, &v, 8);
 		}
-		start(&R[r], coll, n, r, root, count, wlen, fused);
+		start(&R[r], coll, r, root, count, wlen, fused);
 	}
 	do {
 		moved = 0;
@@ -230,7 +218,7 @@ static long run(uint32_t coll, uint32_t algo, uint32_t n, uint32_t root, uint64_
 			return -1;
 		}
 	for (r = 0; r < n; r++) {
-		finish(&R[r], coll, r, count, wlen);
+		finish(&R[r]);
 		for (i = 0; i < wlen; i++) {
 			uint64_t got, want = 0;
 			int check = 1;
@@ -273,6 +261,74 @@ static long run(uint32_t coll, uint32_t algo, uint32_t n, uint32_t root, uint64_
 	return wrong;
 }
 
+/*
+ * coll_fresh.c against a byte-by-byte model of what the work buffer
+ * logically holds: random windows, fills, receives written and state
+ * queries, enough of them to overflow the written ranges.  Returns the
+ * first failing iteration + 1, or 0.
+ */
+static long fresh_model(long iters)
+{
+	enum { W = 256 };
+	static unsigned char work[W], src[W], logical[W];
+	struct fq_fresh f;
+	uint64_t lo, len, off, l, o;
+	long it;
+	int k, i;
+
+	srand(1);
+	for (it = 0; it < iters; it++) {
+		lo = rand() % 64;
+		len = rand() % 128;
+		for (i = 0; i < W; i++) {
+			src[i] = rand();
+			work[i] = logical[i] = 0xee;
+		}
+		fq_fresh_init(&f, work, src, lo, len);
+		for (o = lo; o < lo + len; o++)
+			logical[o] = src[o - lo];
+		for (k = rand() % 30; k > 0; k--) {
+			off = rand() % 200;
+			l = rand() % 40;
+			switch (rand() % 3) {
+			case 0:
+				switch (fq_fresh_state(&f, off, l)) {
+				case FQ_FRESH_INPUT:
+					for (o = off; o < off + l; o++)
+						if (*(const unsigned char *)fq_fresh_src(&f, o) !=
+						    logical[o])
+							return it + 1;
+					break;
+				case FQ_FRESH_WORK:
+					for (o = off; o < off + l; o++)
+						if (work[o] != logical[o])
+							return it + 1;
+					break;
+				default:
+					break;
+				}
+				break;
+			case 1:
+				fq_fresh_fill(&f, off, l);
+				for (o = off; o < off + l; o++)
+					if (work[o] != logical[o])
+						return it + 1;
+				break;
+			default:	/* a receive writes [off, off + l) */
+				for (o = off; o < off + l; o++)
+					work[o] = logical[o] = rand();
+				fq_fresh_written(&f, off, l);
+			}
+			if (f.n > FQ_FRESH_RANGES)
+				return it + 1;
+		}
+		fq_fresh_fill(&f, 0, W);
+		if (memcmp(work, logical, W))
+			return it + 1;
+	}
+	return 0;
+}
+
 int main(void)
 {
 	static const struct { uint32_t coll, algo; const char *name; } cases[] = {
@@ -291,7 +347,7 @@ int main(void)
 	static const uint64_t counts[] = { 0, 1, 7, 16, 33, 1000 };
 	int ncase = sizeof(cases) / sizeof(cases[0]), c, fails = 0, t = 0;
 
-	printf("TAP version 13\n1..%d\n", 2 * ncase + 1);
+	printf("TAP version 13\n1..%d\n", 2 * ncase + 2);
 	for (c = 0; c < 2 * ncase; c++) {
 		int fused = c >= ncase, k = c % ncase;
 		long bad = 0, runs = 0;
@@ -331,6 +387,15 @@ int main(void)
 
 		printf("%s %d schedule selection and forcing\n", ok ? "ok" : "not ok", ++t);
 		fails += !ok;
+	}
+	{
+		long bad = fresh_model(200000);
+
+		if (bad)
+			printf("# iteration %ld went wrong\n", bad - 1);
+		printf("%s %d coll_fresh against a byte-by-byte model (200000 random runs)\n",
+		       bad ? "not ok" : "ok", ++t);
+		fails += !!bad;
 	}
 	printf("# totals: pass:%d fail:%d skip:0\n", t - fails, fails);
 	return fails ? 1 : 0;

@@ -25,6 +25,8 @@
 
 #define MAXR		16
 #define MAXCASES	4096
+#define OVERLAPPING	2	/* ccase.inplace: sendbuf = recvbuf + OVERLAP_SHIFT elements */
+#define OVERLAP_SHIFT	3
 
 struct ccase {
 	int coll, dtype, op, algo, inplace, group;
@@ -95,7 +97,8 @@ static void add(int coll, int dtype, int op, uint64_t count, uint32_t root, int 
 	snprintf(c->desc, sizeof(c->desc), "%s %s%s%s count=%llu root=%u%s algo=%s",
 		 fabriq_coll_name(coll), fabriq_dtype_name(dtype), reduces(coll) ? " " : "",
 		 reduces(coll) ? fabriq_op_name(op) : "", (unsigned long long)count, root,
-		 inplace ? " in-place" : "", fabriq_algo_name(algo));
+		 inplace == OVERLAPPING ? " overlapping" : inplace ? " in-place" : "",
+		 fabriq_algo_name(algo));
 }
 
 /* ---- one case on one rank ---- */
@@ -131,12 +134,16 @@ static int run_case(struct fabriq_comm *comm, const struct ccase *c, uint32_t ra
 		b = &local;
 	fabriq_verify_lens(c->coll, cnt, nranks, &inlen, &outlen);
 	b->in = calloc(inlen * es + 1, 1);
-	b->out = malloc((inlen > outlen ? inlen : outlen) * es + 1);
-	memset(b->out, 0xa5, (inlen > outlen ? inlen : outlen) * es + 1);
+	b->out = malloc(((inlen > outlen ? inlen : outlen) + OVERLAP_SHIFT) * es + 1);
+	memset(b->out, 0xa5, ((inlen > outlen ? inlen : outlen) + OVERLAP_SHIFT) * es + 1);
 	fabriq_verify_input(c->dtype, c->op, rank, inlen, b->in);
 	coll.sendbuf = (uintptr_t)b->in;
 	coll.recvbuf = (uintptr_t)b->out;
-	if (c->inplace) {
+	if (c->inplace == OVERLAPPING) {
+		/* the input OVERLAP_SHIFT elements past where the output starts */
+		memcpy(b->out + OVERLAP_SHIFT * es, b->in, inlen * es);
+		coll.sendbuf = (uintptr_t)(b->out + OVERLAP_SHIFT * es);
+	} else if (c->inplace) {
 		/* NCCL's in-place layouts: the input sits where the output goes */
 		if (c->coll == FABRIQ_COLL_ALLGATHER) {
 			memcpy(b->out + rank * cnt * es, b->in, cnt * es);
@@ -202,6 +209,11 @@ static void build_cases(void)
 		add(coll, FABRIQ_FLOAT32, FABRIQ_OP_SUM, 70001,
 		    (coll == FABRIQ_COLL_BROADCAST || coll == FABRIQ_COLL_REDUCE) ? lastroot : 0,
 		    1, 0, "in-place");
+		/* the input partly over the output: as if copied before the call */
+		for (k = 0; k < 2; k++)
+			add(coll, FABRIQ_FLOAT32, FABRIQ_OP_SUM, k ? 70001 : 999,
+			    (coll == FABRIQ_COLL_BROADCAST || coll == FABRIQ_COLL_REDUCE) ?
+			    lastroot : 0, OVERLAPPING, 0, "input overlapping the output");
 	}
 	add(FABRIQ_COLL_BARRIER, FABRIQ_INT8, 0, 0, 0, 0, 0, "barrier");
 	for (a = 0; a < sizeof(algos) / sizeof(algos[0]); a++)

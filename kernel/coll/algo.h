@@ -14,7 +14,8 @@
  * Buffers: ALLREDUCE, BROADCAST and REDUCE work on count elements;
  * ALLGATHER, REDUCESCATTER and ALLTOALL on nranks blocks of count
  * elements; ALLTOALL sends from FQ_BUF_SRC (the input) and receives into
- * the work buffer.  The engine fills the work buffer before step 0.
+ * the work buffer.  Logically the work buffer holds the input before
+ * step 0 (the engine reads it from the input until written: coll_fresh.c).
  */
 #ifndef _FABRIQ_ALGO_H
 #define _FABRIQ_ALGO_H

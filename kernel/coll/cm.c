@@ -143,7 +143,7 @@ static void fq_tx_account(struct fq_conn *conn, const struct fq_tx_ent *ent,
 			  enum ib_wc_status status)
 {
 	struct fq_comm *comm = conn->comm;
-	u64 lat = ktime_get_ns() - ent->t_post;
+	u64 lat = ktime_get_ns() - ent->t_post, avg;
 
 	if (status == IB_WC_WR_FLUSH_ERR)
 		return;
@@ -157,7 +157,8 @@ static void fq_tx_account(struct fq_conn *conn, const struct fq_tx_ent *ent,
 	conn->st.cqe_ns += lat;
 	conn->st.cqe_max_ns = max(conn->st.cqe_max_ns, lat);
 	/* an eighth of the new sample: follows the link within some ten sends */
-	WRITE_ONCE(comm->rtt_ns, comm->rtt_ns ? comm->rtt_ns - comm->rtt_ns / 8 + lat / 8 : lat);
+	avg = comm->tx_cqe_avg_ns;
+	WRITE_ONCE(comm->tx_cqe_avg_ns, avg ? avg - avg / 8 + lat / 8 : lat);
 	fq_own_add(comm, FQ_OWN_TX_WRS, 1);
 	fq_own_add(comm, FQ_OWN_TX_BYTES, ent->bytes);
 	fq_own_add(comm, FQ_OWN_CQE_NS, lat);
@@ -906,7 +907,9 @@ static int fq_cm_wait(struct fq_conn *conn, u32 seq, unsigned long deadline)
  * (FABRIQ_COMM_F_TCLASS), else the port's "tc" QoS intent, as fabriq
  * ping's.  The accepting side answers on the path of the connect request,
  * which carries it, so both directions of the connection use it.
- * Context: process; the address is resolved (@id has its device).
+ * Context: process; the address is resolved (@id has its device);
+ * hw_rwsem held for reading, which the lock order puts above
+ * fabriq_qos_lock (Documentation/design.md).
  */
 static void fq_cm_set_tclass(struct fq_comm *comm, struct rdma_cm_id *id)
 {

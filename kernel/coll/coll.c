@@ -101,13 +101,31 @@ static int fq_op_out(struct fq_comm *comm, struct fq_op *op, u64 len, bool copy)
 }
 
 /*
+ * Does the input partly overlap the output (neither its own bytes, as in
+ * place, nor apart)?  Then the engine works from a private copy of it:
+ * the two have separate kernel mappings, so a memmove between them could
+ * not tell the direction to copy in.  Kernel copies never overlap.
+ */
+static bool fq_op_input_overlaps(const struct fq_op *op, u64 *len)
+{
+	const struct fabriq_coll *req = &op->req;
+	u64 lo, outlen;
+
+	if (op->in.copy || op->work != op->out.ptr || !fq_fresh_window(&op->sched, &lo, len))
+		return false;
+	outlen = req->coll == FABRIQ_COLL_ALLGATHER ? *len * op->sched.nranks : *len;
+	return req->sendbuf != req->recvbuf + lo && req->sendbuf < req->recvbuf + outlen &&
+	       req->recvbuf < req->sendbuf + *len;
+}
+
+/*
  * Pin the buffers (or copy them: @copy) and lay out the work buffer
  * (see algo.h).
  */
 static int fq_op_buffers(struct fq_comm *comm, struct fq_op *op, u64 blk, bool copy)
 {
 	const struct fabriq_coll *req = &op->req;
-	u64 all = blk * comm->nranks;
+	u64 all = blk * comm->nranks, inlen;
 	bool root = comm->rank == req->root;
 	int err = 0;
 
@@ -152,57 +170,39 @@ static int fq_op_buffers(struct fq_comm *comm, struct fq_op *op, u64 blk, bool c
 		op->src = op->scratch ? op->scratch : op->in.ptr;
 		break;
 	}
+	/* an input partly over its output: room for a copy (fq_op_prepare) */
+	if (!err && fq_op_input_overlaps(op, &inlen)) {
+		op->scratch = kvmalloc(inlen, FQ_GFP_USER_SIZED);
+		err = op->scratch ? 0 : -ENOMEM;
+	}
 	return err;
 }
 
 /*
  * Where the input stands in the work buffer before step 0 (coll_fresh.c):
- * nothing is copied, unless the input partly overlaps the output.  An
- * input that is the output's own bytes (in place) is there already.
+ * nothing is copied there.  An input that is the output's own bytes (in
+ * place) is there already; one that partly overlaps it is read from the
+ * copy fq_op_buffers() made room for.
  */
 static void fq_op_prepare(struct fq_comm *comm, struct fq_op *op, u64 blk)
 {
 	const struct fabriq_coll *req = &op->req;
-	u64 lo = 0, len = blk, outlen = blk;
 	const void *src = op->in.ptr;
 	u32 r = comm->rank;
+	u64 lo, len;
 
-	switch (req->coll) {
-	case FABRIQ_COLL_ALLGATHER:
-		lo = r * blk;
-		outlen = blk * comm->nranks;
-		break;
-	case FABRIQ_COLL_REDUCESCATTER:
-		len = blk * comm->nranks;
-		break;
-	case FABRIQ_COLL_BROADCAST:
-		if (r != req->root)
-			src = NULL;
-		break;
-	case FABRIQ_COLL_ALLTOALL:
-		src = NULL;
-		if (!blk)
-			break;
+	if (req->coll == FABRIQ_COLL_ALLTOALL && blk) {
 		if (op->scratch)
 			memcpy(op->scratch, op->in.ptr, blk * comm->nranks);
 		memmove(op->work + r * blk, op->src + r * blk, blk);
-		break;
-	case FABRIQ_COLL_BARRIER:
-		src = NULL;
-		break;
 	}
-	if (!blk)
+	if (!fq_fresh_window(&op->sched, &lo, &len)) {
 		src = NULL;
-	/* the work buffer is the caller's output, not a kernel copy or scratch */
-	if (src && !op->in.copy && op->work == op->out.ptr) {
-		if (req->sendbuf == req->recvbuf + lo) {
-			src = NULL;
-		} else if (req->sendbuf < req->recvbuf + outlen &&
-			   req->recvbuf < req->sendbuf + len) {
-			fq_fresh_init(&op->fresh, op->work, src, lo, len);
-			fq_fresh_fill(&op->fresh, lo, len);
-			return;
-		}
+	} else if (fq_op_input_overlaps(op, &len)) {
+		memcpy(op->scratch, op->in.ptr, len);
+		src = op->scratch;
+	} else if (!op->in.copy && op->work == op->out.ptr && req->sendbuf == req->recvbuf + lo) {
+		src = NULL;	/* in place */
 	}
 	fq_fresh_init(&op->fresh, op->work, src, lo, len);
 }
@@ -211,16 +211,13 @@ static void fq_op_prepare(struct fq_comm *comm, struct fq_op *op, u64 blk)
 static void fq_op_finish(struct fq_comm *comm, struct fq_op *op, u64 blk)
 {
 	const struct fabriq_coll *req = &op->req;
-	u32 es = fq_dtype_size(req->dtype), r = comm->rank;
+	u32 es = fq_dtype_size(req->dtype);
 
 	if (!blk)
 		return;
-	if (req->coll == FABRIQ_COLL_REDUCESCATTER) {
-		fq_fresh_fill(&op->fresh, r * blk, blk);
-		memcpy(op->out.ptr, op->work + r * blk, blk);
-	} else if (op->work == op->out.ptr) {
-		fq_fresh_fill(&op->fresh, 0, blk * comm->nranks);
-	}
+	fq_fresh_finish(&op->fresh, &op->sched, op->work == op->out.ptr);
+	if (req->coll == FABRIQ_COLL_REDUCESCATTER)
+		memcpy(op->out.ptr, op->work + comm->rank * blk, blk);
 	if (req->redop != FABRIQ_OP_AVG)
 		return;
 	if (req->coll == FABRIQ_COLL_REDUCESCATTER || req->coll == FABRIQ_COLL_ALLREDUCE ||
@@ -394,9 +391,12 @@ module_param(busy_poll_us, uint, 0644);
 MODULE_PARM_DESC(busy_poll_us,
 		 "longest a collective spins for a completion before it sleeps, in us (0: never spins; default 200; never on software devices)");
 
+#define FQ_BUSY_POLL_MAX_US	1000
+
 /*
  * Before sleeping, spin for about one round trip (the sends' measured
- * post -> completion time, at most busy_poll_us): a completion that comes
+ * post -> completion time, at most busy_poll_us, at most 1 ms whatever
+ * the parameter says): a completion that comes
  * that soon is seen without the sleep and the wake-up, which are most
  * of a small call's time.  Not on a software device: there the spin
  * takes the CPU that would make the completion (make bench, 8-byte
@@ -405,8 +405,8 @@ MODULE_PARM_DESC(busy_poll_us,
  */
 static bool fq_busy_poll(struct fq_comm *comm, u64 seen)
 {
-	u64 budget = comm->busy_poll ? min_t(u64, READ_ONCE(comm->rtt_ns),
-					     (u64)READ_ONCE(busy_poll_us) * NSEC_PER_USEC) : 0;
+	u64 cap = (u64)min_t(u32, READ_ONCE(busy_poll_us), FQ_BUSY_POLL_MAX_US) * NSEC_PER_USEC;
+	u64 budget = comm->busy_poll ? min_t(u64, READ_ONCE(comm->tx_cqe_avg_ns), cap) : 0;
 	u64 end = ktime_get_ns() + budget;
 
 	while (budget && ktime_get_ns() < end) {
@@ -436,7 +436,7 @@ static int fq_run_step(struct fq_comm *comm, struct fq_op *op, const struct fq_s
 	for (i = 0; i < st->n; i++) {
 		xs[i].nmsg = st->x[i].len ? DIV_ROUND_UP_ULL(st->x[i].len, comm->chunk) : 1;
 		xs[i].msgs = 0;
-		xs[i].input = fq_fresh_xfer_reads_input(&op->fresh, &st->x[i]);
+		xs[i].input = fq_fresh_xfer_begin(&op->fresh, &st->x[i]);
 		op->acked[i].prefix = 0;
 		op->acked[i].window = 0;
 	}

@@ -12,16 +12,73 @@
  * never written is copied once the output needs it (fq_fresh_fill()).
  *
  * The schedules write whole transfers (parts, blocks, halves), so a few
- * merged ranges are enough; more, and the whole window is filled at once
- * (the old pre-copy, never wrong).  An input that partly overlaps the work
- * buffer (neither the same bytes nor apart) is filled at once too.
+ * merged ranges are enough (they use at most two); more, and the whole
+ * window is filled at once (the old pre-copy, never wrong).  What the
+ * schedules guarantee and this relies on: no two reductions of one step
+ * write overlapping ranges (both would read the input), and a send that
+ * forwards a receive sends that receive's range.  An input that partly
+ * overlaps the output is first copied aside by the engine (coll.c).
  */
 #ifdef __KERNEL__
 #include <linux/minmax.h>
 #include <linux/string.h>
 #endif
 
+#include <linux/fabriq.h>
+
 #include "coll_fresh.h"
+
+/**
+ * fq_fresh_window() - where the input stands in the work buffer
+ * @s: the call's schedule parameters (coll, nranks, rank, root, count, esize)
+ * @lo: set to the work offset of input byte 0
+ * @len: set to the input's length
+ *
+ * Return: false when the work buffer stands for no input: a broadcast
+ * off the root, alltoall (which sends from its own source buffer), the
+ * barrier, or nothing to move.
+ */
+bool fq_fresh_window(const struct fq_sched *s, u64 *lo, u64 *len)
+{
+	u64 blk = s->count * s->esize;
+
+	*lo = 0;
+	*len = blk;
+	switch (s->coll) {
+	case FABRIQ_COLL_ALLGATHER:
+		*lo = s->rank * blk;
+		break;
+	case FABRIQ_COLL_REDUCESCATTER:
+		*len = blk * s->nranks;
+		break;
+	case FABRIQ_COLL_BROADCAST:
+		return blk && s->rank == s->root;
+	case FABRIQ_COLL_ALLTOALL:
+	case FABRIQ_COLL_BARRIER:
+		return false;
+	}
+	return blk;
+}
+
+/**
+ * fq_fresh_finish() - after the last step, make the output hold its bytes
+ * @f: the operation's
+ * @s: the call's schedule parameters
+ * @work_is_output: the work buffer is the caller's output (else scratch)
+ *
+ * The output's bytes no receive wrote come from the input: all of it
+ * where the work buffer is the output, the rank's own block of a
+ * reduce-scatter (whose work buffer is scratch, copied out after this).
+ */
+void fq_fresh_finish(struct fq_fresh *f, const struct fq_sched *s, bool work_is_output)
+{
+	u64 blk = s->count * s->esize;
+
+	if (s->coll == FABRIQ_COLL_REDUCESCATTER)
+		fq_fresh_fill(f, s->rank * blk, blk);
+	else if (work_is_output)
+		fq_fresh_fill(f, 0, blk * s->nranks);
+}
 
 /**
  * fq_fresh_init() - the work buffer holds nothing yet; input is at @src
@@ -170,15 +227,16 @@ void fq_fresh_written(struct fq_fresh *f, u64 off, u64 len)
 }
 
 /**
- * fq_fresh_xfer_reads_input() - does @x read its work bytes from the input?
+ * fq_fresh_xfer_begin() - a step starts @x: does it read from the input?
  * @f: the operation's
  * @x: a transfer of the step about to run
  *
  * A send does, or the local operand of a reduction, when all of its range
- * still stands for the input; a range that partly does is filled first.
+ * still stands for the input; a range that partly does is filled now.
  * A send that forwards a receive of its step reads the work buffer.
+ * Return: true if @x reads its local bytes at fq_fresh_src().
  */
-bool fq_fresh_xfer_reads_input(struct fq_fresh *f, const struct fq_xfer *x)
+bool fq_fresh_xfer_begin(struct fq_fresh *f, const struct fq_xfer *x)
 {
 	enum fq_fresh_state state;
 

@@ -437,13 +437,14 @@ struct fq_op {
  * @pd: protection domain; @cq: one CQ for every QP
  * @listen_id: the listener
  * @peers: @nranks entries (this rank's unused)
- * @lock: protects the conn fields marked so, @err and @events
+ * @lock: protects the conn fields marked so, @err, @events and @tx_cqe_avg_ns
  * @wq: the engine and COMM_INIT wait here for progress
  * @events: bumped at every completion and connection event
- * @rtt_ns: a moving average of data sends' post -> completion times (the
- *          engine's busy-poll budget, coll.c)
- * @busy_poll: the engine may spin for completions: a hardware device (set
- *             when the listener binds)
+ * @tx_cqe_avg_ns: a moving average of data sends' post -> completion
+ *                 times, about a round trip for small ones (under @lock;
+ *                 read unlocked as the engine's busy-poll budget, coll.c)
+ * @busy_poll: the engine may spin for completions: not a software device
+ *             (set when the listener binds)
  * @err: the first fatal error; sticky
  * @run_lock: held while a call runs (engine or a caller running inline)
  * @op_lock: protects @ops, @nops and @next_seq
@@ -505,7 +506,7 @@ struct fq_comm {
 	spinlock_t lock;		/* see above */
 	wait_queue_head_t wq;
 	u64 events;
-	u64 rtt_ns;
+	u64 tx_cqe_avg_ns;
 	bool busy_poll;
 	int err;
 

@@ -55,8 +55,8 @@ static int fq_comm_summary_show(struct seq_file *s, void *unused)
 	seq_printf(s, "algo %s\nsmall_bytes %llu\nchunk_bytes %u\nchannels %u\n",
 		   fq_algo_names[comm->algo], comm->small_bytes, comm->chunk, comm->nch);
 	seq_printf(s, "qps %u\n", comm->hw_gone ? 0 : (comm->nranks - 1) * comm->nch);
-	seq_printf(s, "reduce_isa %s\nbusy_poll %s\n", fq_reduce_isa(),
-		   comm->busy_poll ? "on" : "off (software device)");
+	seq_printf(s, "reduce_isa %s\nbusy_poll_device %s\n", fq_reduce_isa(),
+		   comm->busy_poll ? "yes" : "no");
 	mutex_unlock(&comm->setup_lock);
 	seq_printf(s, "ops_queued %u\nops_done %lld\nops_failed %lld\nbytes_sent %lld\n",
 		   READ_ONCE(comm->nops), atomic64_read(&comm->ops_done),

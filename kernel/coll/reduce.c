@@ -14,7 +14,6 @@
 #include <linux/sched.h>
 #include <asm/cpufeature.h>
 #include <asm/fpu/api.h>
-#include <asm/fpu/xcr.h>
 
 #include "reduce.h"
 
