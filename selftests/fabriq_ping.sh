@@ -11,7 +11,7 @@
 # class on a real wire is checked by fabriq_wire.sh across two guests.)
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 22
+ktap_plan 23
 modprobe rdma_rxe || { echo "1..0 # SKIP rdma_rxe not available"; exit 4; }
 tmp=$(mktemp -d)
 cleanup() {
@@ -30,6 +30,10 @@ out=$(fq ping $B count 5)
 check_match "five round trips answered by fabriq's listener" "^ping $B via rxe91b port 1: 5 sent, 5 received, rtt min/avg/max [0-9.]+/[0-9.]+/[0-9.]+ ms$" "$out"
 check_eq "JSON gives the times in ns" "5 true" \
 	"$(fq -j ping $B count 5 | jq -r '.[0] | "\(.received) \(.rtt_min_ns <= .rtt_max_ns)"')"
+# back to back: each message reaches the listener as soon as the last
+# echo is in, often before that echo's send has completed there
+check_match "1000 back-to-back round trips are all answered" " 1000 sent, 1000 received" \
+	"$(fq ping $B count 1000 timeout 10000)"
 check_match "an IPv4 source address is accepted" " 2 received" "$(fq ping $B from $B count 2)"
 fq qos set dev rxe91b tc 106
 check_match "ping uses the port's traffic class" " via rxe91b port 1 tc 106: 3 sent, 3 received" \

@@ -11,8 +11,14 @@
  * connection that stays silent for ping_idle_ms.  FABRIQ_CMD_PING
  * resolves the destination, sets the traffic class of the port it resolved
  * to (the port's "tc" intent), connects, and times COUNT sends, each
- * answered by the echo.  Receives are always posted ahead, so no message
- * ever meets receiver-not-ready.
+ * answered by the echo.  The pinging end posts its receives ahead, so no
+ * echo ever meets receiver-not-ready.  The echoing end sends each echo
+ * from the slot the message arrived in and posts that slot's receive
+ * again when the echo's send completes: a message that arrives before the
+ * last echo's completion (the pinging end sends the next one as soon as
+ * the echo is in) lands in another slot and is answered too.  A peer that
+ * does not wait for its echoes meets receiver-not-ready once all
+ * FABRIQ_PING_DEPTH slots are echoing, and retries; nothing is dropped.
  *
  * Device removal: a connection releases its QP, CQ and PD in the
  * DEVICE_REMOVAL handler, under its own lock, so the core never waits for
@@ -77,11 +83,11 @@ struct fabriq_ping_hello {
  * @has_qp: @id has a QP that this connection created
  * @pd: protection domain, NULL once released
  * @cq: completion queue for both directions
- * @buf: FABRIQ_PING_DEPTH receive slots, then the send slot
+ * @buf: FABRIQ_PING_DEPTH receive slots, then the pinging end's send slot
  * @dma: @buf mapped for the device
  * @recv_cqe: one per receive slot
- * @send_cqe: the send slot's
- * @send_busy: the send slot's last send has not completed (passive end)
+ * @send_cqe: the echo of each receive slot (passive end); the pinging end
+ *	uses the first for its send slot
  * @stop: the pinging end's stop flag and the wait queue it sleeps on
  * @event_seq: bumped at each rdma_cm step's event (pinging end)
  * @recv_seq: bumped at each echo or failure (pinging end)
@@ -101,8 +107,7 @@ struct fabriq_ping_conn {
 	u8 *buf;
 	u64 dma;
 	struct ib_cqe recv_cqe[FABRIQ_PING_DEPTH];
-	struct ib_cqe send_cqe;
-	bool send_busy;
+	struct ib_cqe send_cqe[FABRIQ_PING_DEPTH];
 	struct fabriq_ping_stop *stop;
 	u32 event_seq;
 	u32 recv_seq;
@@ -179,17 +184,20 @@ static int fabriq_ping_post_recv(struct fabriq_ping_conn *c, int slot)
 	return ib_post_recv(c->id->qp, &wr, NULL);
 }
 
-/* Send the send slot.  Context: c->lock held, resources present. */
-static int fabriq_ping_post_send(struct fabriq_ping_conn *c)
+/*
+ * Send buffer slot @slot (FABRIQ_PING_DEPTH: the pinging end's send slot)
+ * with the completion @cqe.  Context: c->lock held, resources present.
+ */
+static int fabriq_ping_post_send(struct fabriq_ping_conn *c, int slot, struct ib_cqe *cqe)
 {
-	u64 off = FABRIQ_PING_DEPTH * FABRIQ_PING_MSG;
+	u64 off = slot * FABRIQ_PING_MSG;
 	struct ib_sge sge = {
 		.addr = c->dma + off,
 		.length = FABRIQ_PING_MSG,
 		.lkey = c->pd->local_dma_lkey,
 	};
 	struct ib_send_wr wr = {
-		.wr_cqe = &c->send_cqe,
+		.wr_cqe = cqe,
 		.sg_list = &sge,
 		.num_sge = 1,
 		.opcode = IB_WR_SEND,
@@ -201,6 +209,10 @@ static int fabriq_ping_post_send(struct fabriq_ping_conn *c)
 	return ib_post_send(c->id->qp, &wr, NULL);
 }
 
+/*
+ * A send completed: an echo's slot (passive end) takes the next message;
+ * a failed send of the pinging end ends its wait.
+ */
 static void fabriq_ping_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct fabriq_ping_conn *c = cq->cq_context;
@@ -208,8 +220,11 @@ static void fabriq_ping_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
 		pr_debug("ping send completion: %s\n", ib_wc_status_msg(wc->status));
 	if (c->passive) {
+		if (wc->status != IB_WC_SUCCESS)
+			return;
 		mutex_lock(&c->lock);
-		c->send_busy = false;
+		if (c->buf)
+			fabriq_ping_post_recv(c, wc->wr_cqe - c->send_cqe);
 		mutex_unlock(&c->lock);
 	} else if (wc->status != IB_WC_SUCCESS) {
 		fabriq_ping_wake(c, &c->recv_seq);
@@ -217,8 +232,9 @@ static void fabriq_ping_send_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /*
- * A message arrived in one slot: the passive end echoes it, the pinging
- * end notes the sequence number; both post the slot again at once.
+ * A message arrived in one slot: the passive end echoes it from that slot
+ * and posts the slot again once the echo is sent; the pinging end notes
+ * the sequence number and posts the slot again at once.
  */
 static void fabriq_ping_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -239,19 +255,12 @@ static void fabriq_ping_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	ib_dma_sync_single_for_cpu(c->id->device, c->dma + slot * FABRIQ_PING_MSG,
 				   FABRIQ_PING_MSG, DMA_BIDIRECTIONAL);
 	if (c->passive) {
-		/*
-		 * One echo in flight: the pinging end sends the next message
-		 * only after this echo came back, so a busy slot means a
-		 * peer that does not wait, and its message goes unanswered.
-		 */
-		if (!c->send_busy) {
-			memcpy(c->buf + FABRIQ_PING_DEPTH * FABRIQ_PING_MSG, msg, FABRIQ_PING_MSG);
-			c->send_busy = !fabriq_ping_post_send(c);
-		}
+		/* a failed post leaves the QP in error: nothing to receive */
+		fabriq_ping_post_send(c, slot, &c->send_cqe[slot]);
 	} else {
 		memcpy(&c->echo_seq, msg, sizeof(c->echo_seq));
+		fabriq_ping_post_recv(c, slot);
 	}
-	fabriq_ping_post_recv(c, slot);
 out:
 	mutex_unlock(&c->lock);
 	if (!c->passive)
@@ -274,9 +283,10 @@ static int fabriq_ping_setup(struct fabriq_ping_conn *c)
 	};
 	int i, err;
 
-	c->send_cqe.done = fabriq_ping_send_done;
-	for (i = 0; i < FABRIQ_PING_DEPTH; i++)
+	for (i = 0; i < FABRIQ_PING_DEPTH; i++) {
+		c->send_cqe[i].done = fabriq_ping_send_done;
 		c->recv_cqe[i].done = fabriq_ping_recv_done;
+	}
 	c->pd = ib_alloc_pd(dev, 0);
 	if (IS_ERR(c->pd)) {
 		err = PTR_ERR(c->pd);
@@ -605,7 +615,7 @@ static s64 fabriq_ping_once(struct fabriq_ping_conn *c, u64 seq, unsigned int ti
 	}
 	memcpy(c->buf + FABRIQ_PING_DEPTH * FABRIQ_PING_MSG, &seq, sizeof(seq));
 	t0 = ktime_get();
-	err = fabriq_ping_post_send(c);
+	err = fabriq_ping_post_send(c, FABRIQ_PING_DEPTH, &c->send_cqe[0]);
 	mutex_unlock(&c->lock);
 	if (err)
 		return err;
