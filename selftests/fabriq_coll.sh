@@ -2,22 +2,26 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # fabriq_coll.sh - the in-kernel collectives on real rdma_rxe QPs: the
-# schedules in isolation (fabriq_algo), every collective x type x op on
-# 1, 2, 3, 4, 5 and 8 ranks (fabriq_coll), the large sizes on 4 ranks, bad
+# schedules in isolation (fabriq_algo), the port's tc and sl intents on
+# rdma_cm routes (fabriq_qos_path), every collective x type x op on 1, 2,
+# 3, 4, 5 and 8 ranks (fabriq_coll), the large sizes on 4 ranks, bad
 # input, timeouts, signals and a killed rank (fabriq_coll_bad), the
 # registration cache against remapping, fork and huge pages
-# (fabriq_regcache), the port's tc intent on the collectives' packets, and then
-# nothing left behind: no fabriq PD, CQ or QP in `rdma resource show` and
-# every module object counter back at zero.
+# (fabriq_regcache), the port's tc intent in `fabriq comm show` on both
+# ends and on the collectives' packets, and then nothing left behind: no
+# fabriq PD, CQ or QP in `rdma resource show` and every module object
+# counter back at zero.
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 26
+ktap_plan 29
 fq_require jq sysctl pkill tcpdump
 fq_load_fabriq || ktap_bail "cannot load fabriq"
 fq_ranks_up 8 || ktap_bail "cannot set up 8 local ranks"
 
 fq_run_sub "schedules on simulated ranks" "$here/fabriq_algo"
+fq_run_sub "the port's tc and sl intents on rdma_cm routes (kernel/qos/qos_path.c)" \
+	"$here/fabriq_qos_path"
 for n in 1 2 3 4 5 8; do
 	fq_run_sub "$n rank(s), every collective x type x op" "$here/fabriq_coll" --ranks "$n"
 done
@@ -29,7 +33,10 @@ sysctl -qw vm.nr_hugepages=16
 fq_run_sub "registration cache: reuse, remap, fork, huge pages, REG/DEREG" "$here/fabriq_regcache"
 sysctl -qw vm.nr_hugepages="$hugepages"
 
-# visibility: a running bench's communicators in netlink and debugfs
+# visibility: a running bench's communicators in netlink and debugfs; with
+# a tc intent on fqr1 (rank 1 connects to rank 0), both ends of the
+# connection name the class of service its route carries
+fq qos set dev fqr1 tc 106
 fq bench allreduce --ranks 2 --peers 198.19.0.1,198.19.0.2 -b 1M -e 1M -n 100000 -c 0 \
 	--port 19300 --id 0xc0de >/dev/null 2>&1 &
 wait_for 30 sh -c "$FQ_CLI comm show id 0xc0de | grep -c 'state ready' | grep -qx 2"
@@ -40,8 +47,13 @@ check_eq "... ready, 2 ranks, peer up, 1 QP each" "ready 2 up 1 ready 2 up 1" \
 check_match "debugfs comms/c0de-r0/summary" "state ready" "$(cat "$FQ_DBG/comms/c0de-r0/summary")"
 check_match "debugfs comms/c0de-r1/peers: peer 0 up" "^0 +0 +198.19.0.1:19300 +[0-9]+ +up" \
 	"$(cat "$FQ_DBG/comms/c0de-r1/peers")"
+check_eq "... both ends of the connection carry rank 1's tc intent, sl 0 (RoCE, no VLAN)" \
+	"106 0 106 0" "$(echo "$j" | jq -r '.[] | "\(.peers[0].tc) \(.peers[0].sl)"' | xargs)"
+check_match "... in text too" "peer 0 address 198.19.0.1 state up tc 106 sl 0 " \
+	"$(fq comm show id 0xc0de)"
 pkill -f -- '--port 19300'
 wait
+fq qos set dev fqr1 tc 0
 
 # a communicator with 999 peers does not fit one netlink message: COMM_GET
 # goes on in the next ones, and the CLI shows it as one

@@ -4,7 +4,9 @@
  * and loses nothing: bad communicator parameters, bad collectives, bad
  * and unmapped buffers, count overflow, a duplicate id, a peer that never
  * comes (-ETIMEDOUT in time), a signal during a wait (-EINTR at once),
- * and a rank killed mid-operation (the others fail within the timeout).
+ * and a rank killed mid-operation (the others fail within the timeout);
+ * the last two on one channel and on FABRIQ_MAX_CHANNELS, with messages
+ * in flight on each.
  *
  * Ranks use 198.19.0.1-3 (lib.sh fq_ranks_up 3).  The leak checks (no
  * fabriq PD/CQ/QP left, module counters at zero) are in fabriq_coll.sh.
@@ -314,15 +316,27 @@ static void test_auth(void)
 static void on_alarm(int sig) { (void)sig; }
 
 
+/* @channels QPs per peer (0: the default) */
+static struct fabriq_comm_opts opts_channels(uint32_t channels)
+{
+	struct fabriq_comm_opts o;
+
+	fabriq_comm_opts_default(&o);
+	o.channels = channels;
+	return o;
+}
+
 /* a rank that joins and then does nothing until killed */
-static pid_t idle_rank(uint64_t id, uint32_t nranks, uint32_t rank, uint16_t port)
+static pid_t idle_rank(uint64_t id, uint32_t nranks, uint32_t rank, uint16_t port,
+		       uint32_t channels)
 {
 	pid_t p = fork();
 
 	if (p == 0) {
+		struct fabriq_comm_opts o = opts_channels(channels);
 		struct fabriq_comm *c;
 
-		if (fabriq_comm_init(&c, id, nranks, rank, addrs3, port, NULL))
+		if (fabriq_comm_init(&c, id, nranks, rank, addrs3, port, &o))
 			_exit(1);
 		pause();
 		_exit(0);
@@ -330,25 +344,32 @@ static pid_t idle_rank(uint64_t id, uint32_t nranks, uint32_t rank, uint16_t por
 	return p;
 }
 
-static void test_signal(void)
+/*
+ * A signal while rank 0 waits for a peer that never calls: with
+ * @channels QPs, and @count floats, enough to have messages on each.
+ */
+static void test_signal(uint32_t channels, uint32_t count)
 {
 	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
+	struct fabriq_comm_opts o = opts_channels(channels);
+	uint16_t port = 18900 + channels;
 	struct fabriq_comm *c;
-	pid_t peer = idle_rank(0x516, 2, 1, 18900);
-	float buf[256] = { 0 };
+	pid_t peer = idle_rank(0x516 + channels, 2, 1, port, channels);
+	static float buf[1 << 20];
 	double t0;
 	int err;
 
+	printf("# %u channel(s), %u floats\n", channels, count);
 	sigaction(SIGALRM, &sa, NULL);
-	err = fabriq_comm_init(&c, 0x516, 2, 0, addrs3, 18900, NULL);
+	err = fabriq_comm_init(&c, 0x516 + channels, 2, 0, addrs3, port, &o);
 	check("two ranks join", 0, err);
 	if (!err) {
 		alarm(1);
 		t0 = now();
-		err = fabriq_allreduce(c, buf, buf, 256, FABRIQ_FLOAT32, FABRIQ_OP_SUM, NULL);
+		err = fabriq_allreduce(c, buf, buf, count, FABRIQ_FLOAT32, FABRIQ_OP_SUM, NULL);
 		check("signal during a wait: EINTR", -EINTR, err);
 		check_true("... at once (under 3 s)", now() - t0 < 3, "the wait outlived the signal");
-		err = fabriq_allreduce(c, buf, buf, 256, FABRIQ_FLOAT32, FABRIQ_OP_SUM, NULL);
+		err = fabriq_allreduce(c, buf, buf, count, FABRIQ_FLOAT32, FABRIQ_OP_SUM, NULL);
 		check_true("the aborted communicator fails later calls", err < 0, "it did not");
 		fabriq_comm_destroy(c);
 	}
@@ -356,14 +377,20 @@ static void test_signal(void)
 	waitpid(peer, NULL, 0);
 }
 
-/* ranks 0 and 1 in a loop of allreduces; rank 2 is killed under them */
-static void test_kill(void)
+/*
+ * Ranks 0 and 1 in a loop of 1 MiB allreduces over @channels QPs per
+ * peer, so messages are in flight on each; rank 2 is killed under them.
+ */
+static void test_kill(uint32_t channels)
 {
-	struct fabriq_comm_opts o;
+	struct fabriq_comm_opts o = opts_channels(channels);
 	int pipefd[2], i, st, results[2] = { 1, 1 };
 	double elapsed[2] = { 0, 0 };
+	uint64_t id = 0x4111 + channels;
+	uint16_t port = 19000 + channels;
 	pid_t victim, survivors[2];
 
+	printf("# %u channel(s)\n", channels);
 	if (pipe(pipefd))
 		return;
 	victim = fork();
@@ -371,7 +398,7 @@ static void test_kill(void)
 		struct fabriq_comm *c;
 		static float b[1 << 18];
 
-		if (fabriq_comm_init(&c, 0x4111, 3, 2, addrs3, 19000, NULL))
+		if (fabriq_comm_init(&c, id, 3, 2, addrs3, port, &o))
 			_exit(1);
 		for (;;)
 			fabriq_allreduce(c, b, b, 1 << 18, FABRIQ_FLOAT32, FABRIQ_OP_SUM, NULL);
@@ -384,9 +411,8 @@ static void test_kill(void)
 			double t0 = 0, r[2];
 			int err;
 
-			fabriq_comm_opts_default(&o);
 			o.op_timeout_ms = 5000;
-			err = fabriq_comm_init(&c, 0x4111, 3, i, addrs3, 19000, &o);
+			err = fabriq_comm_init(&c, id, 3, i, addrs3, port, &o);
 			while (!err) {
 				t0 = now();
 				err = fabriq_allreduce(c, b, b, 1 << 18, FABRIQ_FLOAT32,
@@ -424,7 +450,7 @@ static void test_kill(void)
 
 int main(void)
 {
-	printf("TAP version 13\n1..62\n");
+	printf("TAP version 13\n1..68\n");
 	addr(0, "198.19.0.1");
 	addr(1, "198.19.0.2");
 	addr(2, "198.19.0.3");
@@ -432,7 +458,9 @@ int main(void)
 	test_coll();
 	test_timeout();
 	test_auth();
-	test_signal();
-	test_kill();
+	test_signal(1, 256);
+	test_signal(FABRIQ_MAX_CHANNELS, 1 << 20);
+	test_kill(1);
+	test_kill(FABRIQ_MAX_CHANNELS);
 	return tap_totals();
 }

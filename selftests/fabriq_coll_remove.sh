@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # fabriq_coll_remove.sh - `rdma link del` under a running allreduce, ten
-# times: the removal returns at once, every rank's call returns with the
-# documented error (Documentation/collectives.md, "Device removal"), nothing
-# is left behind, and the re-added device works again; readers of debugfs
-# comms/*/peers and of COMM_GET loop throughout.
+# times, every other one with 4 channels (QPs) per peer and messages in
+# flight on each: the removal returns at once, every rank's call returns
+# with the documented error (Documentation/collectives.md, "Device
+# removal"), nothing is left behind, and the re-added device works again;
+# readers of debugfs comms/*/peers and of COMM_GET loop throughout.
 . "$(dirname "$0")/lib.sh"
 
 rounds=10
@@ -38,12 +39,12 @@ done) &
 readers=$!
 
 for ((i = 1; i <= rounds; i++)); do
-	id=$((0x7100 + i))
+	id=$((0x7100 + i)) channels=$((i % 2 ? 1 : 4))
 	fq bench allreduce --ranks 2 --peers 198.19.0.1,198.19.0.2 -b 4M -e 4M -n 10000 -w 0 -c 0 --port 19100 \
-		--id $id > "$log" 2>&1 &
+		--channels $channels --id $id > "$log" 2>&1 &
 	bench=$!
 	wait_for 60 running
-	check_true "round $i: the allreduce is running (ops done: rank 0 $(ops_done 0), rank 1 $(ops_done 1))" running
+	check_true "round $i: the allreduce is running on $channels channel(s) (ops done: rank 0 $(ops_done 0), rank 1 $(ops_done 1))" running
 	sleep 0.$((RANDOM % 10))
 	t0=$SECONDS
 	timeout 60 rdma link del fqr1

@@ -619,6 +619,7 @@ static void fq_conn_release(struct fq_conn *conn)
 	mutex_lock(&comm->setup_lock);
 	conn->id = NULL;
 	conn->established = false;
+	conn->qos = (struct fabriq_qos_path){ };
 	mutex_unlock(&comm->setup_lock);
 	spin_lock_bh(&comm->lock);
 	conn->setup_failed = false;
@@ -715,8 +716,8 @@ static int fq_cm_accept(struct fq_comm *comm, struct rdma_cm_id *id, struct rdma
 	conn->id = id;
 	id->context = conn;
 	atomic_inc(&fq_objects.cm_ids);
-	if (comm->has_tclass)
-		rdma_set_service_type(id, comm->tclass);
+	/* the request's path carries the class of service the other side chose */
+	fabriq_qos_path_used(id, &conn->qos);
 	err = rdma_set_min_rnr_timer(id, FQ_MIN_RNR_TIMER) ?: fq_conn_setup_qp(conn);
 	if (!err) {
 		hs.reply = true;
@@ -735,6 +736,7 @@ static int fq_cm_accept(struct fq_comm *comm, struct rdma_cm_id *id, struct rdma
 		}
 		fq_conn_free_bufs(conn);
 		conn->id = NULL;
+		conn->qos = (struct fabriq_qos_path){ };
 		atomic_dec(&fq_objects.cm_ids);
 		id->context = comm;
 	}
@@ -903,22 +905,23 @@ static int fq_cm_wait(struct fq_conn *conn, u32 seq, unsigned long deadline)
 }
 
 /*
- * The traffic class of a connection this rank makes: the caller's
- * (FABRIQ_COMM_F_TCLASS), else the port's "tc" QoS intent, as fabriq
- * ping's.  The accepting side answers on the path of the connect request,
- * which carries it, so both directions of the connection use it.
+ * The class of service of a connection this rank makes: the port's "tc"
+ * and "sl" QoS intents, as fabriq ping's, with the caller's traffic class
+ * (FABRIQ_COMM_F_TCLASS) first.  The accepting side answers on the path
+ * of the connect request, which carries both, so both directions of the
+ * connection use them.
  * Context: process; the address is resolved (@id has its device);
  * hw_rwsem held for reading, which the lock order puts above
  * fabriq_qos_lock (Documentation/design.md).
  */
-static void fq_cm_set_tclass(struct fq_comm *comm, struct rdma_cm_id *id)
+static void fq_cm_qos_want(struct fq_comm *comm, struct rdma_cm_id *id,
+			   struct fabriq_qos_path *want)
 {
-	u8 tclass;
-
-	if (comm->has_tclass)
-		rdma_set_service_type(id, comm->tclass);
-	else if (!fabriq_qos_tclass(dev_name(&id->device->dev), id->port_num, &tclass))
-		rdma_set_service_type(id, tclass);
+	fabriq_qos_path_intent(dev_name(&id->device->dev), id->port_num, want);
+	if (comm->has_tclass) {
+		want->tclass = comm->tclass;
+		want->has_tclass = true;
+	}
 }
 
 static int fq_cm_try_connect(struct fq_comm *comm, struct fq_conn *conn, unsigned long deadline)
@@ -932,6 +935,7 @@ static int fq_cm_try_connect(struct fq_comm *comm, struct fq_conn *conn, unsigne
 		.comm_id = cpu_to_be64(comm->id),
 	};
 	struct fq_auth_hs hs = fq_conn_handshake(conn, true);
+	struct fabriq_qos_path want;
 	struct rdma_conn_param param;
 	struct rdma_cm_id *id;
 	u32 seq;
@@ -965,7 +969,8 @@ static int fq_cm_try_connect(struct fq_comm *comm, struct fq_conn *conn, unsigne
 		return err;
 	if (id->device != comm->ibdev)
 		return -EXDEV;
-	fq_cm_set_tclass(comm, id);
+	fq_cm_qos_want(comm, id, &want);
+	fabriq_qos_path_ask(id, &want);
 	seq = READ_ONCE(conn->cm_seq);
 	err = rdma_resolve_route(id, FQ_RESOLVE_MS);
 	if (!err)
@@ -973,8 +978,12 @@ static int fq_cm_try_connect(struct fq_comm *comm, struct fq_conn *conn, unsigne
 	if (err)
 		return err;
 	mutex_lock(&comm->setup_lock);
-	err = comm->state == FQ_COMM_CONNECTING ?
-	      rdma_set_min_rnr_timer(id, FQ_MIN_RNR_TIMER) ?: fq_conn_setup_qp(conn) : -ECANCELED;
+	err = -ECANCELED;
+	if (comm->state == FQ_COMM_CONNECTING) {
+		fabriq_qos_path_route(id, &want);
+		fabriq_qos_path_used(id, &conn->qos);
+		err = rdma_set_min_rnr_timer(id, FQ_MIN_RNR_TIMER) ?: fq_conn_setup_qp(conn);
+	}
 	mutex_unlock(&comm->setup_lock);
 	if (err)
 		return err;

@@ -101,21 +101,24 @@ static int fq_op_out(struct fq_comm *comm, struct fq_op *op, u64 len, bool copy)
 }
 
 /*
- * Does the input partly overlap the output (neither its own bytes, as in
- * place, nor apart)?  Then the engine works from a private copy of it:
- * the two have separate kernel mappings, so a memmove between them could
- * not tell the direction to copy in.  Kernel copies never overlap.
+ * Where the input lies against the work buffer's input window, which is
+ * at @lo for @len bytes (enum fq_input_place).  Kernel copies never
+ * overlap.
  */
-static bool fq_op_input_overlaps(const struct fq_op *op, u64 *len)
+static enum fq_input_place fq_op_input_place(const struct fq_op *op, u64 *lo, u64 *len)
 {
 	const struct fabriq_coll *req = &op->req;
-	u64 lo, outlen;
+	u64 outlen;
 
-	if (op->in.copy || op->work != op->out.ptr || !fq_fresh_window(&op->sched, &lo, len))
-		return false;
+	if (!fq_fresh_window(&op->sched, lo, len))
+		return FQ_INPUT_NONE;
+	if (op->in.copy || op->work != op->out.ptr)
+		return FQ_INPUT_APART;
+	if (req->sendbuf == req->recvbuf + *lo)
+		return FQ_INPUT_IN_PLACE;
 	outlen = req->coll == FABRIQ_COLL_ALLGATHER ? *len * op->sched.nranks : *len;
-	return req->sendbuf != req->recvbuf + lo && req->sendbuf < req->recvbuf + outlen &&
-	       req->recvbuf < req->sendbuf + *len;
+	return req->sendbuf < req->recvbuf + outlen && req->recvbuf < req->sendbuf + *len ?
+	       FQ_INPUT_OVERLAPS : FQ_INPUT_APART;
 }
 
 /*
@@ -125,7 +128,7 @@ static bool fq_op_input_overlaps(const struct fq_op *op, u64 *len)
 static int fq_op_buffers(struct fq_comm *comm, struct fq_op *op, u64 blk, bool copy)
 {
 	const struct fabriq_coll *req = &op->req;
-	u64 all = blk * comm->nranks, inlen;
+	u64 all = blk * comm->nranks, lo, inlen;
 	bool root = comm->rank == req->root;
 	int err = 0;
 
@@ -170,8 +173,11 @@ static int fq_op_buffers(struct fq_comm *comm, struct fq_op *op, u64 blk, bool c
 		op->src = op->scratch ? op->scratch : op->in.ptr;
 		break;
 	}
+	if (err)
+		return err;
 	/* an input partly over its output: room for a copy (fq_op_prepare) */
-	if (!err && fq_op_input_overlaps(op, &inlen)) {
+	op->input = fq_op_input_place(op, &lo, &inlen);
+	if (op->input == FQ_INPUT_OVERLAPS) {
 		op->scratch = kvmalloc(inlen, FQ_GFP_USER_SIZED);
 		err = op->scratch ? 0 : -ENOMEM;
 	}
@@ -196,13 +202,12 @@ static void fq_op_prepare(struct fq_comm *comm, struct fq_op *op, u64 blk)
 			memcpy(op->scratch, op->in.ptr, blk * comm->nranks);
 		memmove(op->work + r * blk, op->src + r * blk, blk);
 	}
-	if (!fq_fresh_window(&op->sched, &lo, &len)) {
-		src = NULL;
-	} else if (fq_op_input_overlaps(op, &len)) {
+	fq_fresh_window(&op->sched, &lo, &len);	/* op->input says if there is one */
+	if (op->input == FQ_INPUT_OVERLAPS) {
 		memcpy(op->scratch, op->in.ptr, len);
 		src = op->scratch;
-	} else if (!op->in.copy && op->work == op->out.ptr && req->sendbuf == req->recvbuf + lo) {
-		src = NULL;	/* in place */
+	} else if (op->input != FQ_INPUT_APART) {
+		src = NULL;	/* in place, or no window */
 	}
 	fq_fresh_init(&op->fresh, op->work, src, lo, len);
 }

@@ -28,6 +28,7 @@
 
 #include "core/fabriq.h"
 #include "comm.h"
+#include "reduce.h"
 
 #define FQ_DEF_CHUNK		(64 * 1024)
 #define FQ_DEF_TIMEOUT_MS	30000
@@ -618,6 +619,7 @@ static int fq_coll_subsys_start(void)
 {
 	int err;
 
+	fq_reduce_init();
 	err = fq_tm_stats_ext_register(&fq_comm_stats_ext);
 	if (err)
 		return err;

@@ -29,6 +29,7 @@
 
 #include "algo.h"
 #include "coll_fresh.h"
+#include "qos/qos_path.h"
 #include "telemetry/telemetry.h"
 
 #define FQ_CREDITS		8	/* data messages in flight per connection */
@@ -153,6 +154,8 @@ struct fq_qp_stats {
  * @rxq: data messages received, in order: slot and length
  * @rx_head: next message to consume; @rx_tail: next to fill
  * @st: what the QP carried
+ * @qos: the class of service its route carries, read when it was set up
+ *	(comm->setup_lock)
  */
 struct fq_conn {
 	u8 cm_kind;
@@ -187,6 +190,7 @@ struct fq_conn {
 	u32 rx_head;
 	u32 rx_tail;
 	struct fq_qp_stats st;
+	struct fabriq_qos_path qos;
 };
 
 /**
@@ -372,6 +376,23 @@ int fq_limits_charge_pin(struct fq_pin *p, unsigned long npages);
 void fq_limits_uncharge_pin(struct fq_pin *p);
 
 /**
+ * enum fq_input_place - where a call's input lies against the work
+ * buffer's input window (coll_fresh.c)
+ * @FQ_INPUT_NONE: the schedule has no window (nothing stands for the input)
+ * @FQ_INPUT_APART: elsewhere: sends and the first reductions read it
+ * @FQ_INPUT_IN_PLACE: the window's own bytes: the work buffer holds it
+ * @FQ_INPUT_OVERLAPS: partly over the output: read from a private copy,
+ *	since input and output are separate kernel mappings, and a memmove
+ *	between them could not tell the direction to copy in
+ */
+enum fq_input_place {
+	FQ_INPUT_NONE,
+	FQ_INPUT_APART,
+	FQ_INPUT_IN_PLACE,
+	FQ_INPUT_OVERLAPS,
+};
+
+/**
  * struct fq_op - one collective call
  * @list: entry on fq_comm.ops
  * @req: the call, as submitted
@@ -382,6 +403,7 @@ void fq_limits_uncharge_pin(struct fq_pin *p);
  * @scratch: kernel work buffer where the user's cannot serve
  * @work: where the schedule works; @src: what alltoall sends from
  * @fresh: which bytes of @work still stand for the input (no pre-copy)
+ * @input: where the input lies against @work's input window
  * @status: the result
  * @done: completed by the engine (synchronous calls)
  * @acked: per transfer of the running step, the sends done with
@@ -399,6 +421,7 @@ struct fq_op {
 	void *work;
 	void *src;
 	struct fq_fresh fresh;
+	enum fq_input_place input;
 	int status;
 	struct completion done;
 	struct fq_ack acked[FQ_STEP_MAX];

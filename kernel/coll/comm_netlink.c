@@ -43,8 +43,11 @@ int fq_nl_put_addr(struct sk_buff *skb, int type, const struct sockaddr_storage 
  * not (nranks when all did).  Context: comm->setup_lock held.
  * Return: 0, or -EMSGSIZE when not one fit.
  */
+static const struct fabriq_qos_path fq_nl_qos_none;
+
 static int fq_nl_put_peers(struct sk_buff *skb, struct fq_comm *comm, u32 *next)
 {
+	const struct fabriq_qos_path *qos;
 	struct nlattr *nest;
 	struct fq_peer *p;
 	u32 r, c, first = *next;
@@ -57,6 +60,8 @@ static int fq_nl_put_peers(struct sk_buff *skb, struct fq_comm *comm, u32 *next)
 		up = true;
 		for (c = 0; c < comm->nch; c++)
 			up &= READ_ONCE(p->ch[c]->established) && !READ_ONCE(p->ch[c]->peer_closed);
+		/* every channel asks for the same; none before it is connected */
+		qos = READ_ONCE(p->ch[0]->established) ? &p->ch[0]->qos : &fq_nl_qos_none;
 		nest = nla_nest_start(skb, FABRIQ_A_COMM_PEER);
 		if (!nest ||
 		    nla_put_u32(skb, FABRIQ_A_COMM_PEER_RANK, r) ||
@@ -69,7 +74,9 @@ static int fq_nl_put_peers(struct sk_buff *skb, struct fq_comm *comm, u32 *next)
 		    nla_put_u64_64bit(skb, FABRIQ_A_COMM_PEER_BYTES_TX, p->tx_bytes,
 				      FABRIQ_A_COMM_PEER_PAD) ||
 		    nla_put_u64_64bit(skb, FABRIQ_A_COMM_PEER_BYTES_RX, p->rx_bytes,
-				      FABRIQ_A_COMM_PEER_PAD)) {
+				      FABRIQ_A_COMM_PEER_PAD) ||
+		    (qos->has_tclass && nla_put_u8(skb, FABRIQ_A_COMM_PEER_TCLASS, qos->tclass)) ||
+		    (qos->has_sl && nla_put_u8(skb, FABRIQ_A_COMM_PEER_SL, qos->sl))) {
 			nla_nest_cancel(skb, nest);
 			*next = r;
 			/* not even the first peer to put (the rank itself is not one) fit */

@@ -10,6 +10,7 @@
  * saved state have AVX (the YMM registers), else the SSE2 one.
  */
 #include <linux/fabriq.h>
+#include <linux/jump_label.h>
 #include <linux/kernel.h>
 #include <linux/sched.h>
 #include <asm/cpufeature.h>
@@ -102,16 +103,26 @@ FQ_INT_REDUCE(u32, u32, u32)
 FQ_INT_REDUCE(s64, s64, u64)
 FQ_INT_REDUCE(u64, u64, u64)
 
-static bool fq_fp_avx2(void)
+/* the AVX2 build of the floating-point kernels runs (fq_reduce_init()) */
+static DEFINE_STATIC_KEY_FALSE(fq_fp_avx2);
+
+/**
+ * fq_reduce_init() - pick the build of the floating-point kernels once:
+ * AVX2 where the CPU has it and the kernel saves its registers, else SSE2
+ *
+ * Context: process context (the subsystem's start).
+ */
+void fq_reduce_init(void)
 {
-	return boot_cpu_has(X86_FEATURE_AVX2) &&
-	       cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL);
+	if (boot_cpu_has(X86_FEATURE_AVX2) &&
+	    cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL))
+		static_branch_enable(&fq_fp_avx2);
 }
 
 /* which build of the floating-point kernels runs ("sse2" or "avx2") */
 const char *fq_reduce_isa(void)
 {
-	return fq_fp_avx2() ? "avx2" : "sse2";
+	return static_branch_likely(&fq_fp_avx2) ? "avx2" : "sse2";
 }
 
 /**
@@ -131,7 +142,6 @@ const char *fq_reduce_isa(void)
 void fq_reduce_to(u32 dtype, u32 op, void *dst, const void *a, const void *b, u64 n)
 {
 	u32 esz = fq_dtype_size(dtype), step;
-	bool avx2;
 
 	switch (dtype) {
 	case FABRIQ_INT8:
@@ -147,11 +157,10 @@ void fq_reduce_to(u32 dtype, u32 op, void *dst, const void *a, const void *b, u6
 	case FABRIQ_UINT64:
 		return fq_reduce_u64(op, dst, a, b, n);
 	}
-	avx2 = fq_fp_avx2();
 	while (n) {
 		step = min_t(u64, n, FQ_FPU_ELEMS);
 		kernel_fpu_begin();
-		if (avx2)
+		if (static_branch_likely(&fq_fp_avx2))
 			fq_reduce_fp_avx2(dtype, op, dst, a, b, step);
 		else
 			fq_reduce_fp_sse2(dtype, op, dst, a, b, step);
@@ -176,12 +185,11 @@ void fq_reduce_to(u32 dtype, u32 op, void *dst, const void *a, const void *b, u6
 void fq_reduce_avg_finish(u32 dtype, void *buf, u64 n, u32 nranks)
 {
 	u32 esz = fq_dtype_size(dtype), step;
-	bool avx2 = fq_fp_avx2();
 
 	while (n) {
 		step = min_t(u64, n, FQ_FPU_ELEMS);
 		kernel_fpu_begin();
-		if (avx2)
+		if (static_branch_likely(&fq_fp_avx2))
 			fq_scale_fp_avx2(dtype, buf, step, nranks);
 		else
 			fq_scale_fp_sse2(dtype, buf, step, nranks);

@@ -14,6 +14,7 @@
 
 bool fq_reduce_valid(u32 dtype, u32 op);
 u32 fq_dtype_size(u32 dtype);
+void fq_reduce_init(void);
 const char *fq_reduce_isa(void);
 void fq_reduce_to(u32 dtype, u32 op, void *dst, const void *a, const void *b, u64 n);
 

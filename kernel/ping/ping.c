@@ -255,8 +255,9 @@ static void fabriq_ping_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	ib_dma_sync_single_for_cpu(c->id->device, c->dma + slot * FABRIQ_PING_MSG,
 				   FABRIQ_PING_MSG, DMA_BIDIRECTIONAL);
 	if (c->passive) {
-		/* a failed post leaves the QP in error: nothing to receive */
-		fabriq_ping_post_send(c, slot, &c->send_cqe[slot]);
+		/* the QP is in error already when this fails: drop the echo */
+		if (fabriq_ping_post_send(c, slot, &c->send_cqe[slot]))
+			fabriq_ping_post_recv(c, slot);
 	} else {
 		memcpy(&c->echo_seq, msg, sizeof(c->echo_seq));
 		fabriq_ping_post_recv(c, slot);
@@ -557,6 +558,7 @@ static int fabriq_ping_connect(struct fabriq_ping_conn *c, struct sockaddr *src,
 		.retry_count = 7, .rnr_retry_count = 7,
 		.private_data = &hello, .private_data_len = sizeof(hello),
 	};
+	struct fabriq_qos_path want;
 	u32 seen;
 	int err;
 
@@ -569,11 +571,11 @@ static int fabriq_ping_connect(struct fabriq_ping_conn *c, struct sockaddr *src,
 	}
 	strscpy(res->dev_name, dev_name(&c->id->device->dev), sizeof(res->dev_name));
 	res->port = c->id->port_num;
-	/* fabriq's own traffic carries the port's traffic class intent */
-	if (!fabriq_qos_tclass(res->dev_name, res->port, &res->tclass)) {
-		res->has_tclass = true;
-		rdma_set_service_type(c->id, res->tclass);
-	}
+	/* fabriq's own traffic carries the port's QoS intent */
+	fabriq_qos_path_intent(res->dev_name, res->port, &want);
+	res->has_tclass = want.has_tclass;
+	res->tclass = want.tclass;
+	fabriq_qos_path_ask(c->id, &want);
 	seen = READ_ONCE(c->event_seq);
 	err = fabriq_ping_step(c, seen, rdma_resolve_route(c->id, FABRIQ_PING_RESOLVE_MS),
 			       FABRIQ_PING_RESOLVE_MS + 1000);
@@ -581,6 +583,7 @@ static int fabriq_ping_connect(struct fabriq_ping_conn *c, struct sockaddr *src,
 		NL_SET_ERR_MSG(extack, "cannot resolve a route to the address");
 		return err;
 	}
+	fabriq_qos_path_route(c->id, &want);
 	mutex_lock(&c->lock);
 	err = fabriq_ping_setup(c);
 	mutex_unlock(&c->lock);

@@ -849,26 +849,30 @@ void fabriq_qos_dev_renamed(struct fabriq_dev *fdev, const char *old_name)
 }
 
 /**
- * fabriq_qos_tclass() - the traffic class fabriq's own QPs use on a port
+ * fabriq_qos_path_intent() - the class of service fabriq's own connections
+ * ask for on a port: its "tc" and "sl" intents
  * @dev_name: the device
  * @port: the port
- * @tclass: receives the port's "tc" intent
+ * @want: filled with the intents the port has (none: nothing set)
  *
- * Context: process context.  Return: 0, or -ENOENT without a "tc" intent.
+ * Context: process context.
  */
-int fabriq_qos_tclass(const char *dev_name, u32 port, u8 *tclass)
+void fabriq_qos_path_intent(const char *dev_name, u32 port, struct fabriq_qos_path *want)
 {
 	struct fabriq_qos_intent *it;
-	int err = -ENOENT;
 
+	*want = (struct fabriq_qos_path){ };
 	mutex_lock(&fabriq_qos_lock);
 	it = fabriq_qos_find(dev_name, port);
 	if (it && (it->cfg.present & BIT(FABRIQ_QOS_F_TCLASS))) {
-		*tclass = it->cfg.tclass;
-		err = 0;
+		want->tclass = it->cfg.tclass;
+		want->has_tclass = true;
+	}
+	if (it && (it->cfg.present & BIT(FABRIQ_QOS_F_SL))) {
+		want->sl = it->cfg.sl;
+		want->has_sl = true;
 	}
 	mutex_unlock(&fabriq_qos_lock);
-	return err;
 }
 
 /**

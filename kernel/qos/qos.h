@@ -25,6 +25,7 @@
 #include <linux/fabriq.h>
 
 #include "fabriq_backend.h"
+#include "qos_path.h"
 
 struct fabriq_dev;
 struct fabriq_port;
@@ -223,7 +224,7 @@ void fabriq_qos_backend_name(struct ib_device *ibdev, char *buf, size_t len);
 void fabriq_qos_dev_added(struct fabriq_dev *fdev);
 void fabriq_qos_port_active(struct fabriq_dev *fdev, struct fabriq_port *port);
 void fabriq_qos_dev_renamed(struct fabriq_dev *fdev, const char *old_name);
-int fabriq_qos_tclass(const char *dev_name, u32 port, u8 *tclass);
+void fabriq_qos_path_intent(const char *dev_name, u32 port, struct fabriq_qos_path *want);
 int fabriq_qos_debugfs_show(struct seq_file *s, struct fabriq_dev *fdev,
 			    struct fabriq_port *port);
 /**

@@ -37,6 +37,8 @@ static struct nla_policy peer_policy[FABRIQ_A_COMM_PEER_MAX + 1] = {
 	[FABRIQ_A_COMM_PEER_MSGS_RX] = { .type = NLA_U64 },
 	[FABRIQ_A_COMM_PEER_BYTES_TX] = { .type = NLA_U64 },
 	[FABRIQ_A_COMM_PEER_BYTES_RX] = { .type = NLA_U64 },
+	[FABRIQ_A_COMM_PEER_TCLASS] = { .type = NLA_U8 },
+	[FABRIQ_A_COMM_PEER_SL] = { .type = NLA_U8 },
 };
 
 static const char *const algo_names[] = { "auto", "ring", "rd", "tree", "direct" };
@@ -71,6 +73,10 @@ static void print_peer(struct nlattr *nest)
 		print_addr("address", "address %s ", tb[FABRIQ_A_COMM_PEER_ADDR]);
 	if (tb[FABRIQ_A_COMM_PEER_UP])
 		out_str("state", "state %s ", nla_get_u8(tb[FABRIQ_A_COMM_PEER_UP]) ? "up" : "down");
+	if (tb[FABRIQ_A_COMM_PEER_TCLASS])
+		out_uint("tc", "tc %llu ", nla_get_u8(tb[FABRIQ_A_COMM_PEER_TCLASS]));
+	if (tb[FABRIQ_A_COMM_PEER_SL])
+		out_uint("sl", "sl %llu ", nla_get_u8(tb[FABRIQ_A_COMM_PEER_SL]));
 	if (tb[FABRIQ_A_COMM_PEER_MSGS_TX])
 		out_uint("msgs_tx", "msgs_tx %llu ", nla_get_u64(tb[FABRIQ_A_COMM_PEER_MSGS_TX]));
 	if (tb[FABRIQ_A_COMM_PEER_MSGS_RX])

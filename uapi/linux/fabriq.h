@@ -263,6 +263,12 @@ enum fabriq_comm_peer_attr {
 	FABRIQ_A_COMM_PEER_MSGS_RX,	/* u64 */
 	FABRIQ_A_COMM_PEER_BYTES_TX,	/* u64 */
 	FABRIQ_A_COMM_PEER_BYTES_RX,	/* u64 */
+	FABRIQ_A_COMM_PEER_TCLASS,	/* u8: traffic class its connections' route carries */
+	FABRIQ_A_COMM_PEER_SL,		/* u8: their service level (IB: the port's "sl"
+					 * intent, else the SA's; RoCE: what rdma_cm
+					 * derives from the class, the VLAN egress
+					 * map's or the netdev's priority, else 0)
+					 */
 
 	__FABRIQ_A_COMM_PEER_MAX,
 	FABRIQ_A_COMM_PEER_MAX = __FABRIQ_A_COMM_PEER_MAX - 1
