@@ -38,13 +38,14 @@ int fq_nl_put_addr(struct sk_buff *skb, int type, const struct sockaddr_storage 
 	return nla_put(skb, type, 16, &((const struct sockaddr_in6 *)ss)->sin6_addr);
 }
 
+/* what a peer's connection shows before it is connected */
+static const struct fabriq_qos_path fq_nl_qos_none;
+
 /*
  * The peers from *@next on, as many as fit; *@next: the first one that did
  * not (nranks when all did).  Context: comm->setup_lock held.
  * Return: 0, or -EMSGSIZE when not one fit.
  */
-static const struct fabriq_qos_path fq_nl_qos_none;
-
 static int fq_nl_put_peers(struct sk_buff *skb, struct fq_comm *comm, u32 *next)
 {
 	const struct fabriq_qos_path *qos;

@@ -864,13 +864,11 @@ void fabriq_qos_path_intent(const char *dev_name, u32 port, struct fabriq_qos_pa
 	*want = (struct fabriq_qos_path){ };
 	mutex_lock(&fabriq_qos_lock);
 	it = fabriq_qos_find(dev_name, port);
-	if (it && (it->cfg.present & BIT(FABRIQ_QOS_F_TCLASS))) {
-		want->tclass = it->cfg.tclass;
-		want->has_tclass = true;
-	}
-	if (it && (it->cfg.present & BIT(FABRIQ_QOS_F_SL))) {
-		want->sl = it->cfg.sl;
-		want->has_sl = true;
+	if (it) {
+		want->has_tclass = it->cfg.present & BIT(FABRIQ_QOS_F_TCLASS);
+		want->tclass = want->has_tclass ? it->cfg.tclass : 0;
+		want->has_sl = it->cfg.present & BIT(FABRIQ_QOS_F_SL);
+		want->sl = want->has_sl ? it->cfg.sl : 0;
 	}
 	mutex_unlock(&fabriq_qos_lock);
 }
