@@ -13,7 +13,11 @@
  * receiver's pre-posted slots (chunk bytes each).  The sender posts it
  * straight from the caller's (pinned) pages, each page mapped for the
  * send and unmapped at its completion, when the device takes enough SGEs;
- * else (or with FABRIQ_COMM_F_BOUNCE) it copies into a send slot.  A sender needs a credit
+ * else (or with FABRIQ_COMM_F_BOUNCE) it copies into a send slot.  The
+ * engine builds the messages of a pass (fq_cm_send) and posts them as one
+ * chain per connection (fq_cm_post), signaling only the chain's last send
+ * and every FQ_SIGNAL_EVERY-th: one completion retires the sends before
+ * it, which the RC send queue completed first.  A sender needs a credit
  * per data message; the receiver returns credits in the immediate data of
  * its own messages, or in an empty credit-only message once
  * FQ_CREDIT_BATCH have piled up.  The receiver posts FQ_CREDITS slots for
@@ -138,12 +142,12 @@ static void fq_ack_mark(struct fq_ack *ack, u64 msg)
 	}
 }
 
-/* A data send completed.  Context: comm->lock held. */
+/* A data send completed; its completion was seen at @now.  Context: comm->lock held. */
 static void fq_tx_account(struct fq_conn *conn, const struct fq_tx_ent *ent,
-			  enum ib_wc_status status)
+			  enum ib_wc_status status, u64 now)
 {
 	struct fq_comm *comm = conn->comm;
-	u64 lat = ktime_get_ns() - ent->t_post, avg;
+	u64 lat = now - ent->t_post, avg;
 
 	if (status == IB_WC_WR_FLUSH_ERR)
 		return;
@@ -164,27 +168,55 @@ static void fq_tx_account(struct fq_conn *conn, const struct fq_tx_ent *ent,
 	fq_own_add(comm, FQ_OWN_CQE_NS, lat);
 }
 
-/* Sends complete in order: the oldest entry is this one, flushed or not. */
-static void fq_tx_done(struct ib_cq *cq, struct ib_wc *wc)
+/* The oldest send in flight is done.  Context: comm->lock held. */
+static void fq_tx_retire(struct fq_conn *conn, enum ib_wc_status status, u64 now)
 {
-	struct fq_conn *conn = container_of(wc->wr_cqe, struct fq_conn, tx_cqe);
 	struct fq_comm *comm = conn->comm;
-	struct fq_tx_ent *ent;
+	struct fq_tx_ent *ent = &conn->tx_ent[conn->tx_tail % FQ_CREDITS];
 	u32 i;
 
-	spin_lock(&comm->lock);
-	ent = &conn->tx_ent[conn->tx_tail % FQ_CREDITS];
-	fq_tx_account(conn, ent, wc->status);
+	fq_tx_account(conn, ent, status, now);
 	for (i = 0; i < ent->nsge; i++)
-		ib_dma_unmap_page(comm->ibdev, ent->dma[i], ent->len[i], DMA_TO_DEVICE);
+		ib_dma_unmap_page(comm->ibdev, ent->sge[i].addr, ent->sge[i].length,
+				  DMA_TO_DEVICE);
 	ent->nsge = 0;
-	if (ent->ack && wc->status == IB_WC_SUCCESS)
+	if (ent->ack && status == IB_WC_SUCCESS)
 		fq_ack_mark(ent->ack, ent->msg);
 	ent->ack = NULL;
 	conn->tx_tail++;
 	conn->sq_used--;
+}
+
+/*
+ * A send completed: it, and the unsignaled sends before it, which the RC
+ * send queue completed first.  A send in error or flushed has a
+ * completion of its own, signaled or not, so the ones before it succeeded.
+ */
+static void fq_tx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct fq_tx_ent *ent = container_of(wc->wr_cqe, struct fq_tx_ent, cqe);
+	struct fq_conn *conn = ent->conn;
+	struct fq_comm *comm = conn->comm;
+	u64 now = ktime_get_ns();
+	bool stray;
+	u32 n;
+
+	BUILD_BUG_ON_NOT_POWER_OF_2(FQ_CREDITS);	/* slot arithmetic wraps with u32 */
+	spin_lock(&comm->lock);
+	/* sends from the oldest in flight up to this one */
+	n = ((u32)(ent - conn->tx_ent) - conn->tx_tail) % FQ_CREDITS + 1;
+	stray = n > conn->tx_head - conn->tx_tail;
+	if (!stray) {
+		while (--n)
+			fq_tx_retire(conn, IB_WC_SUCCESS, now);
+		fq_tx_retire(conn, wc->status, now);
+	}
 	comm->events++;
 	spin_unlock(&comm->lock);
+	if (stray) {	/* a completion for no send in flight: a bug; stop */
+		pr_err("comm %llx: a send completed that was not in flight\n", comm->id);
+		fq_comm_fail(comm, -EIO);
+	}
 	if (wc->status != IB_WC_SUCCESS)
 		fq_wc_error(comm, wc, "send");
 	wake_up_all(&comm->wq);
@@ -242,25 +274,23 @@ static struct page *fq_addr_page(const void *p)
 	return is_vmalloc_addr(p) ? vmalloc_to_page(p) : virt_to_page(p);
 }
 
-/* Map the pages under [data, data + len) into @ent and @sge. */
-static int fq_map_pages(struct fq_comm *comm, struct fq_tx_ent *ent, struct ib_sge *sge,
-			const void *data, u32 len)
+/* Map the pages under [data, data + len) into @ent's gather list. */
+static int fq_map_pages(struct fq_comm *comm, struct fq_tx_ent *ent, const void *data, u32 len)
 {
+	struct ib_sge *sge;
 	u32 off, n;
 
 	while (len) {
 		if (ent->nsge == FQ_MAX_SGE)
 			return -EINVAL;
+		sge = &ent->sge[ent->nsge];
 		off = offset_in_page(data);
 		n = min_t(u32, len, PAGE_SIZE - off);
-		ent->dma[ent->nsge] = ib_dma_map_page(comm->ibdev, fq_addr_page(data), off, n,
-						      DMA_TO_DEVICE);
-		if (ib_dma_mapping_error(comm->ibdev, ent->dma[ent->nsge]))
+		sge->addr = ib_dma_map_page(comm->ibdev, fq_addr_page(data), off, n, DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(comm->ibdev, sge->addr))
 			return -ENOMEM;
-		ent->len[ent->nsge] = n;
-		sge[ent->nsge].addr = ent->dma[ent->nsge];
-		sge[ent->nsge].length = n;
-		sge[ent->nsge].lkey = comm->pd->local_dma_lkey;
+		sge->length = n;
+		sge->lkey = comm->pd->local_dma_lkey;
 		ent->nsge++;
 		data += n;
 		len -= n;
@@ -269,32 +299,33 @@ static int fq_map_pages(struct fq_comm *comm, struct fq_tx_ent *ent, struct ib_s
 }
 
 /*
- * A send that was never posted never completes: give its slot, credit,
+ * A send that was never posted never completes: give back its slot, credit,
  * work request and the credits it was to carry back, and unmap what it
  * mapped, so that the send queue looks as if it had never been tried and
  * the engine's wait for idle sends does not wait for it.  The
  * communicator fails.  It is the newest entry (the engine posts alone).
  */
-static void fq_cm_send_unwind(struct fq_conn *conn, struct fq_tx_ent *ent, u32 ret, int err)
+static void fq_cm_send_unwind(struct fq_conn *conn, struct fq_tx_ent *ent, int err)
 {
 	struct fq_comm *comm = conn->comm;
 
 	while (ent->nsge--)
-		ib_dma_unmap_page(comm->ibdev, ent->dma[ent->nsge], ent->len[ent->nsge],
-				  DMA_TO_DEVICE);
+		ib_dma_unmap_page(comm->ibdev, ent->sge[ent->nsge].addr,
+				  ent->sge[ent->nsge].length, DMA_TO_DEVICE);
 	spin_lock_bh(&comm->lock);
 	ent->nsge = 0;
 	ent->ack = NULL;
 	conn->tx_head--;
 	conn->credits++;
 	conn->sq_used--;
-	conn->ret_credits += ret;
+	conn->ret_credits += ent->ret;
 	spin_unlock_bh(&comm->lock);
 	fq_comm_fail(comm, err);
 }
 
 /**
- * fq_cm_send() - send @len bytes (at most one chunk) as one data message
+ * fq_cm_send() - build one data message of @len bytes (at most one chunk);
+ * fq_cm_post() posts it
  * @conn: an established connection
  * @data: the bytes: kernel memory, or the mapping of pinned pages
  * @len: how many, up to the chunk size
@@ -309,15 +340,8 @@ static void fq_cm_send_unwind(struct fq_conn *conn, struct fq_tx_ent *ent, u32 r
 int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, struct fq_ack *ack, u64 msg)
 {
 	struct fq_comm *comm = conn->comm;
-	struct ib_sge sge[FQ_MAX_SGE];
-	struct ib_send_wr wr = {
-		.wr_cqe = &conn->tx_cqe,
-		.opcode = IB_WR_SEND_WITH_IMM,
-		.send_flags = IB_SEND_SIGNALED,
-		.sg_list = sge,
-	};
 	struct fq_tx_ent *ent;
-	u32 slot, ret;
+	u32 slot;
 	int err = 0;
 	bool zc;
 
@@ -325,38 +349,91 @@ int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, struct fq_ack *a
 	slot = conn->tx_head++ % FQ_CREDITS;
 	conn->credits--;
 	conn->sq_used++;
-	ret = conn->ret_credits;
-	conn->ret_credits = 0;
 	ent = &conn->tx_ent[slot];
+	ent->ret = conn->ret_credits;
+	conn->ret_credits = 0;
 	ent->nsge = 0;
 	zc = comm->zero_copy && len >= FQ_ZC_MIN_BYTES;
 	ent->ack = zc ? ack : NULL;
 	ent->msg = msg;
 	ent->bytes = len;
-	ent->t_post = ktime_get_ns();
 	spin_unlock_bh(&comm->lock);
 
+	ent->wr = (struct ib_send_wr){
+		.wr_cqe = &ent->cqe,
+		.opcode = IB_WR_SEND_WITH_IMM,
+		.sg_list = ent->sge,
+		.ex.imm_data = cpu_to_be32(FQ_IMM_DATA | ent->ret),
+	};
 	if (zc) {
-		err = fq_map_pages(comm, ent, sge, data, len);
-		wr.num_sge = ent->nsge;
+		err = fq_map_pages(comm, ent, data, len);
+		ent->wr.num_sge = ent->nsge;
 	} else if (len) {
 		memcpy(conn->tx_buf[slot], data, len);
 		ib_dma_sync_single_for_device(comm->ibdev, conn->tx_dma[slot], len, DMA_TO_DEVICE);
-		sge[0].addr = conn->tx_dma[slot];
-		sge[0].length = len;
-		sge[0].lkey = comm->pd->local_dma_lkey;
-		wr.num_sge = 1;
+		ent->sge[0].addr = conn->tx_dma[slot];
+		ent->sge[0].length = len;
+		ent->sge[0].lkey = comm->pd->local_dma_lkey;
+		ent->wr.num_sge = 1;
 	}
 	if (!zc) {
 		spin_lock_bh(&comm->lock);
 		fq_ack_mark(ack, msg);
 		spin_unlock_bh(&comm->lock);
 	}
-	wr.ex.imm_data = cpu_to_be32(FQ_IMM_DATA | ret);
-	if (!err)
-		err = ib_post_send(conn->id->qp, &wr, NULL);
 	if (err)
-		fq_cm_send_unwind(conn, ent, ret, err);
+		fq_cm_send_unwind(conn, ent, err);
+	return err;
+}
+
+/* Should the send @i (counted from the connection's first) ask for a completion? */
+static bool fq_cm_signal(u32 i, u32 head)
+{
+	return i + 1 == head || i % FQ_SIGNAL_EVERY == FQ_SIGNAL_EVERY - 1;
+}
+
+/**
+ * fq_cm_post() - post the messages fq_cm_send() built on @conn, as one chain
+ * @conn: a connection
+ *
+ * The chain's last send is signaled, and every FQ_SIGNAL_EVERY-th.  What
+ * the device did not take is unwound, and the communicator fails.
+ * Context: process; hw_rwsem held for reading.  Return: 0 or -errno.
+ */
+int fq_cm_post(struct fq_conn *conn)
+{
+	u32 i, head = conn->tx_head;	/* the engine's own: it alone builds */
+	const struct ib_send_wr *bad = NULL;
+	struct fq_tx_ent *ent, *prev = NULL;
+	struct ib_send_wr *first = NULL;
+	u64 now;
+	int err;
+
+	if (conn->tx_posted == head)
+		return 0;
+	now = ktime_get_ns();
+	for (i = conn->tx_posted; i != head; i++) {
+		ent = &conn->tx_ent[i % FQ_CREDITS];
+		ent->t_post = now;
+		ent->wr.next = NULL;
+		ent->wr.send_flags = fq_cm_signal(i, head) ? IB_SEND_SIGNALED : 0;
+		if (prev)
+			prev->wr.next = &ent->wr;
+		else
+			first = &ent->wr;
+		prev = ent;
+	}
+	err = ib_post_send(conn->id->qp, first, &bad);
+	if (!err) {
+		conn->tx_posted = head;
+		return 0;
+	}
+	/* the device took the sends before @bad (none, if it does not say) */
+	while (bad && conn->tx_posted != head &&
+	       &conn->tx_ent[conn->tx_posted % FQ_CREDITS].wr != bad)
+		conn->tx_posted++;
+	while (conn->tx_head != conn->tx_posted)
+		fq_cm_send_unwind(conn, &conn->tx_ent[(conn->tx_head - 1) % FQ_CREDITS], err);
 	return err;
 }
 
@@ -546,7 +623,7 @@ static int fq_conn_setup_qp(struct fq_conn *conn)
 	struct fq_comm *comm = conn->comm;
 	struct ib_qp_init_attr attr = {
 		.qp_type = IB_QPT_RC,
-		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
 		.send_cq = comm->cq,
 		.recv_cq = comm->cq,
 		.cap = {
@@ -569,11 +646,12 @@ static int fq_conn_setup_qp(struct fq_conn *conn)
 			return err;
 	}
 	for (i = 0; i < FQ_CREDITS; i++) {
+		conn->tx_ent[i].cqe.done = fq_tx_done;
+		conn->tx_ent[i].conn = conn;
 		err = fq_map_slot(comm, &conn->tx_buf[i], &conn->tx_dma[i], DMA_TO_DEVICE);
 		if (err)
 			return err;
 	}
-	conn->tx_cqe.done = fq_tx_done;
 	conn->credit_cqe.done = fq_credit_done;
 	err = rdma_create_qp(conn->id, comm->pd, &attr);
 	if (err)
@@ -627,6 +705,7 @@ static void fq_conn_release(struct fq_conn *conn)
 	conn->ret_credits = 0;
 	conn->tx_head = 0;
 	conn->tx_tail = 0;
+	conn->tx_posted = 0;
 	conn->sq_used = 0;
 	conn->rx_head = 0;
 	conn->rx_tail = 0;

@@ -282,29 +282,36 @@ static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, const struct fq_
 	struct fq_peer *peer = &comm->peers[x->peer];
 	const void *from = xs[i].input ? fq_fresh_src(&op->fresh, x->off) : fq_xbuf(op, x) + x->off;
 	struct fq_conn *conn;
-	u32 len;
-	int err;
+	int err = 0, post;
+	u32 len, c;
 
 	while (xs[i].msgs < xs[i].nmsg) {
 		if (x->dep >= 0 && xs[x->dep].msgs <= xs[i].msgs)
 			break;
 		conn = peer->ch[peer->send_seq % comm->nch];
-		if (fq_cm_closed(conn))
-			return -ECONNRESET;
+		if (fq_cm_closed(conn)) {
+			err = -ECONNRESET;
+			break;
+		}
 		if (!fq_cm_can_send(conn))
 			break;
 		len = fq_msg_len(x, xs[i].msgs, comm->chunk);
 		err = fq_cm_send(conn, from + xs[i].msgs * comm->chunk, len, &op->acked[i],
 				 xs[i].msgs);
 		if (err)
-			return err;
+			break;
 		peer->send_seq++;
 		peer->tx_bytes += len;
 		atomic64_add(len, &comm->bytes);
 		xs[i].msgs++;
 		*progress = true;
 	}
-	return 0;
+	/* what was built goes out, one chain per channel, error or not */
+	for (c = 0; c < comm->nch; c++) {
+		post = fq_cm_post(peer->ch[c]);
+		err = err ?: post;
+	}
+	return err;
 }
 
 static int fq_pump_recv(struct fq_comm *comm, struct fq_op *op, const struct fq_step *st,

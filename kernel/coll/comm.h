@@ -85,19 +85,35 @@ struct fq_ack {
 	u64 window;
 };
 
+/*
+ * Sends are signaled selectively: the last of every chain posted, and
+ * every FQ_SIGNAL_EVERY-th, so a completion retires the sends before it
+ * too (an RC send queue completes in order) and no slot waits longer
+ * than that many sends for its completion.
+ */
+#define FQ_SIGNAL_EVERY		FQ_CREDIT_BATCH
+
 /**
- * struct fq_tx_ent - a data send in flight
- * @nsge: pages mapped for a zero-copy send (0: it went through a slot)
- * @dma: their mappings, @len their lengths, unmapped at completion
+ * struct fq_tx_ent - a data send, from when it is built until it completes
+ * @cqe: its completion (signaled, or in error: a flushed send always has one)
+ * @conn: the connection
+ * @wr: the work request, chained to the next one when posted
+ * @sge: its gather list: the pages of a zero-copy send, or the send slot
+ * @nsge: pages mapped for a zero-copy send (0: it went through a slot),
+ *	unmapped when it completes
+ * @ret: credits it carries back to the peer
  * @ack: the sending transfer's, marked at completion (zero-copy only)
  * @msg: the message's index in that transfer
  * @t_post: when it was posted (ktime ns), for the completion time
  * @bytes: its payload
  */
 struct fq_tx_ent {
+	struct ib_cqe cqe;
+	struct fq_conn *conn;
+	struct ib_send_wr wr;
+	struct ib_sge sge[FQ_MAX_SGE];
 	u8 nsge;
-	u64 dma[FQ_MAX_SGE];
-	u32 len[FQ_MAX_SGE];
+	u32 ret;
 	struct fq_ack *ack;
 	u64 msg;
 	u64 t_post;
@@ -144,12 +160,14 @@ struct fq_qp_stats {
  * @tx_buf: FQ_CREDITS send slots, @tx_dma their mappings
  * @tx_ent: what each send in flight holds (indexed like the slots)
  * @rx_ctx: one per receive slot
- * @tx_cqe: data sends; @credit_cqe: credit-only sends
+ * @credit_cqe: credit-only sends
  *
  * Under fq_comm.lock:
  * @credits: data messages the peer can take now
  * @ret_credits: receive slots reposted, not yet reported to the peer
  * @tx_head: send slots taken; @tx_tail: send slots completed
+ * @tx_posted: sends posted (the engine's): those from here to @tx_head are
+ *	built and wait for fq_cm_post()
  * @sq_used: work requests on the send queue
  * @rxq: data messages received, in order: slot and length
  * @rx_head: next message to consume; @rx_tail: next to fill
@@ -175,13 +193,13 @@ struct fq_conn {
 	u64 tx_dma[FQ_CREDITS];
 	struct fq_tx_ent tx_ent[FQ_CREDITS];
 	struct fq_rx_ctx rx_ctx[FQ_RECV_SLOTS];
-	struct ib_cqe tx_cqe;
 	struct ib_cqe credit_cqe;
 
 	u32 credits;
 	u32 ret_credits;
 	u32 tx_head;
 	u32 tx_tail;
+	u32 tx_posted;
 	u32 sq_used;
 	struct {
 		u16 slot;
@@ -610,6 +628,7 @@ void fq_stats_peer_qp(struct fq_comm *comm, struct fq_peer *peer, struct fq_qp_s
 int fq_cm_connect_all(struct fq_comm *comm);
 void fq_cm_teardown(struct fq_comm *comm);
 int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, struct fq_ack *ack, u64 msg);
+int fq_cm_post(struct fq_conn *conn);
 bool fq_cm_tx_idle(struct fq_comm *comm);
 bool fq_cm_can_send(struct fq_conn *conn);
 int fq_cm_peek(struct fq_conn *conn, void **data, u32 *len);
