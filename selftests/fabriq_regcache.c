@@ -11,7 +11,9 @@
  * unaligned start and end, in place, explicitly registered (and that
  * registration made stale), and a cache full of registrations.  The
  * cache's own counters (debugfs comms/<id>-r<rank>/regcache) show which
- * calls pinned and which were served.  One TAP line per check, both
+ * calls pinned and which were served, and which entries the engine has
+ * mapped for the device (once, at their first zero-copy send; a wrong
+ * address in that mapping fails the bit-exact checks).  One TAP line per check, both
  * ranks' verdicts in it.
  */
 #define _GNU_SOURCE
@@ -30,7 +32,7 @@
 
 #define NR		2
 #define MAXCHK		40
-#define NCHECKS		30	/* what each rank reports */
+#define NCHECKS		31	/* what each rank reports */
 #define COMM_ID		0x7e9c
 #define MIB		(1024 * 1024)
 #define HUGE_SZ		(2 * MIB)
@@ -95,15 +97,20 @@ struct counters {
 	unsigned int entries;
 };
 
-static struct counters counters(void)
+static FILE *regcache_file(void)
 {
-	struct counters c = { 0 };
 	char path[128];
-	FILE *f;
 
 	snprintf(path, sizeof(path), "/sys/kernel/debug/fabriq/comms/%x-r%d/regcache", COMM_ID,
 		 rank);
-	f = fopen(path, "r");
+	return fopen(path, "r");
+}
+
+static struct counters counters(void)
+{
+	struct counters c = { 0 };
+	FILE *f = regcache_file();
+
 	if (f) {
 		if (fscanf(f, "entries %u max %*u hits %llu misses %llu invalidations %llu",
 			   &c.entries, &c.hits, &c.misses, &c.invalidations) != 4)
@@ -111,6 +118,21 @@ static struct counters counters(void)
 		fclose(f);
 	}
 	return c;
+}
+
+/* entries whose pages are mapped for the device (-1: no regcache file) */
+static int dma_mapped_entries(void)
+{
+	FILE *f = regcache_file();
+	char line[256];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, " dma-mapped") != NULL;
+	fclose(f);
+	return n;
 }
 
 /* one allreduce checked for bits and for what the cache did */
@@ -297,6 +319,11 @@ static void rank_main(const char *const *addrs)
 	check_call("a first call pins both buffers", in, out, n, 1, 2);
 	check_call("the same buffers written again: served from the cache, bit-exact", in, out, n,
 		   2, 0);
+	c0 = counters();
+	err = dma_mapped_entries();
+	verdict(err >= 1 && err <= (int)c0.entries,
+		"the cached buffers zero-copy sends read are mapped for the device, once",
+		"%d of %u entries dma-mapped", err, c0.entries);
 
 	c0 = counters();
 	err = remap(in, len) || remap(out, len);

@@ -173,12 +173,9 @@ static void fq_tx_retire(struct fq_conn *conn, enum ib_wc_status status, u64 now
 {
 	struct fq_comm *comm = conn->comm;
 	struct fq_tx_ent *ent = &conn->tx_ent[conn->tx_tail % FQ_CREDITS];
-	u32 i;
 
 	fq_tx_account(conn, ent, status, now);
-	for (i = 0; i < ent->nsge; i++)
-		ib_dma_unmap_page(comm->ibdev, ent->sge[i].addr, ent->sge[i].length,
-				  DMA_TO_DEVICE);
+	fq_sge_unmap(comm->ibdev, ent->sge, ent->nsge);
 	ent->nsge = 0;
 	if (ent->ack && status == IB_WC_SUCCESS)
 		fq_ack_mark(ent->ack, ent->msg);
@@ -269,35 +266,6 @@ bool fq_cm_can_send(struct fq_conn *conn)
 	return ok;
 }
 
-static struct page *fq_addr_page(const void *p)
-{
-	return is_vmalloc_addr(p) ? vmalloc_to_page(p) : virt_to_page(p);
-}
-
-/* Map the pages under [data, data + len) into @ent's gather list. */
-static int fq_map_pages(struct fq_comm *comm, struct fq_tx_ent *ent, const void *data, u32 len)
-{
-	struct ib_sge *sge;
-	u32 off, n;
-
-	while (len) {
-		if (ent->nsge == FQ_MAX_SGE)
-			return -EINVAL;
-		sge = &ent->sge[ent->nsge];
-		off = offset_in_page(data);
-		n = min_t(u32, len, PAGE_SIZE - off);
-		sge->addr = ib_dma_map_page(comm->ibdev, fq_addr_page(data), off, n, DMA_TO_DEVICE);
-		if (ib_dma_mapping_error(comm->ibdev, sge->addr))
-			return -ENOMEM;
-		sge->length = n;
-		sge->lkey = comm->pd->local_dma_lkey;
-		ent->nsge++;
-		data += n;
-		len -= n;
-	}
-	return 0;
-}
-
 /*
  * A send that was never posted never completes: give back its slot, credit,
  * work request and the credits it was to carry back, and unmap what it
@@ -309,9 +277,7 @@ static void fq_cm_send_unwind(struct fq_conn *conn, struct fq_tx_ent *ent, int e
 {
 	struct fq_comm *comm = conn->comm;
 
-	while (ent->nsge--)
-		ib_dma_unmap_page(comm->ibdev, ent->sge[ent->nsge].addr,
-				  ent->sge[ent->nsge].length, DMA_TO_DEVICE);
+	fq_sge_unmap(comm->ibdev, ent->sge, ent->nsge);
 	spin_lock_bh(&comm->lock);
 	ent->nsge = 0;
 	ent->ack = NULL;
@@ -329,6 +295,8 @@ static void fq_cm_send_unwind(struct fq_conn *conn, struct fq_tx_ent *ent, int e
  * @conn: an established connection
  * @data: the bytes: kernel memory, or the mapping of pinned pages
  * @len: how many, up to the chunk size
+ * @map: the device's mapping of the buffer @data is in, if it has one
+ *	(else a zero-copy send maps its pages for itself)
  * @ack: the transfer's; message @msg is marked done when the send completes
  * @msg: the message's index in its transfer
  *
@@ -337,13 +305,14 @@ static void fq_cm_send_unwind(struct fq_conn *conn, struct fq_tx_ent *ent, int e
  * are copied before this returns, and marked done at once.
  * Context: process; hw_rwsem held for reading.  Return: 0 or -errno.
  */
-int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, struct fq_ack *ack, u64 msg)
+int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, const struct fq_dmamap *map,
+	       struct fq_ack *ack, u64 msg)
 {
 	struct fq_comm *comm = conn->comm;
 	struct fq_tx_ent *ent;
-	u32 slot;
+	bool zc, own;
 	int err = 0;
-	bool zc;
+	u32 slot;
 
 	spin_lock_bh(&comm->lock);
 	slot = conn->tx_head++ % FQ_CREDITS;
@@ -366,8 +335,11 @@ int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, struct fq_ack *a
 		.ex.imm_data = cpu_to_be32(FQ_IMM_DATA | ent->ret),
 	};
 	if (zc) {
-		err = fq_map_pages(comm, ent, data, len);
-		ent->wr.num_sge = ent->nsge;
+		err = fq_sge_build(comm->ibdev, comm->pd->local_dma_lkey, map, data, len, ent->sge,
+				   FQ_MAX_SGE, &own);
+		ent->wr.num_sge = max(err, 0);
+		ent->nsge = own ? ent->wr.num_sge : 0;
+		err = min(err, 0);
 	} else if (len) {
 		memcpy(conn->tx_buf[slot], data, len);
 		ib_dma_sync_single_for_device(comm->ibdev, conn->tx_dma[slot], len, DMA_TO_DEVICE);
@@ -1291,6 +1263,8 @@ void fq_cm_teardown(struct fq_comm *comm)
 	for (r = 0; r < comm->nranks; r++)
 		for (c = 0; r != comm->rank && c < comm->nch; c++)
 			fq_conn_release(comm->peers[r].ch[c]);
+	/* no send reads the buffers now; the device may go once this returns */
+	fq_regcache_unmap(&comm->regs);
 	if (comm->cq) {
 		ib_free_cq(comm->cq);
 		atomic_dec(&fq_objects.cqs);

@@ -275,12 +275,40 @@ static bool fq_unsent_overlap(struct fq_comm *comm, struct fq_op *op, const stru
 	return false;
 }
 
+/*
+ * The device's mapping of the registered buffer @from is in, made at the
+ * first send from it (regcache.c, dmamap.c).  NULL: @from is in none (a
+ * kernel copy, a work buffer) or it could not be mapped, and each
+ * zero-copy send maps its own pages.  Context: hw_rwsem held for reading.
+ */
+static const struct fq_dmamap *fq_op_dmamap(struct fq_comm *comm, struct fq_op *op,
+					    const void *from)
+{
+	struct fq_pin *pins[] = { &op->in, &op->out }, *p;
+	u32 k;
+
+	for (k = 0; k < ARRAY_SIZE(pins); k++) {
+		p = pins[k];
+		if (!p->reg || !fq_reg_holds(p->reg, from))
+			continue;
+		if (!p->dma_tried) {
+			p->dma = fq_reg_dma(p->reg, comm->ibdev);
+			p->dma_tried = true;
+		}
+		return p->dma;
+	}
+	return NULL;
+}
+
 static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, const struct fq_step *st,
 			struct fq_xstate *xs, u32 i, bool *progress)
 {
 	const struct fq_xfer *x = &st->x[i];
 	struct fq_peer *peer = &comm->peers[x->peer];
 	const void *from = xs[i].input ? fq_fresh_src(&op->fresh, x->off) : fq_xbuf(op, x) + x->off;
+	/* only zero-copy sends read the buffer through the device */
+	const struct fq_dmamap *map = comm->zero_copy && x->len >= FQ_ZC_MIN_BYTES ?
+				      fq_op_dmamap(comm, op, from) : NULL;
 	struct fq_conn *conn;
 	int err = 0, post;
 	u32 len, c;
@@ -296,7 +324,7 @@ static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, const struct fq_
 		if (!fq_cm_can_send(conn))
 			break;
 		len = fq_msg_len(x, xs[i].msgs, comm->chunk);
-		err = fq_cm_send(conn, from + xs[i].msgs * comm->chunk, len, &op->acked[i],
+		err = fq_cm_send(conn, from + xs[i].msgs * comm->chunk, len, map, &op->acked[i],
 				 xs[i].msgs);
 		if (err)
 			break;

@@ -99,8 +99,8 @@ struct fq_ack {
  * @conn: the connection
  * @wr: the work request, chained to the next one when posted
  * @sge: its gather list: the pages of a zero-copy send, or the send slot
- * @nsge: pages mapped for a zero-copy send (0: it went through a slot),
- *	unmapped when it completes
+ * @nsge: entries of @sge mapped for this send alone, unmapped when it
+ *	completes (0: a slot's, or from a buffer mapped once, dmamap.c)
  * @ret: credits it carries back to the peer
  * @ack: the sending transfer's, marked at completion (zero-copy only)
  * @msg: the message's index in that transfer
@@ -293,6 +293,22 @@ enum fq_comm_state {
 };
 
 /**
+ * struct fq_dmamap - pages mapped for a device once (dmamap.c)
+ * @dev: the device (NULL: not mapped)
+ * @base: the kernel address of the first page
+ * @addr: each page's device address
+ * @npages: how many
+ * @dir: the direction they are mapped in
+ */
+struct fq_dmamap {
+	struct ib_device *dev;
+	void *base;
+	u64 *addr;
+	u32 npages;
+	enum dma_data_direction dir;
+};
+
+/**
  * struct fq_pin - a user buffer as the engine sees it: either pinned and
  * mapped into the kernel, or (small synchronous calls) a kernel copy
  * @pages: the pinned pages; @npages: how many
@@ -300,6 +316,9 @@ enum fq_comm_state {
  * @copy: @ptr is a kernel copy of @len bytes at user address @uaddr
  * @mm: the mm whose pinned_vm @charged pages are charged to, or NULL
  * @reg: the registration cache entry @ptr points into (its pages, not these)
+ * @dma: @reg's pages mapped for the device, once the engine sent from
+ *	them (NULL: not yet, or mapping failed: @dma_tried)
+ * @dma_tried: the engine asked for @dma
  */
 struct fq_pin {
 	struct page **pages;
@@ -312,13 +331,18 @@ struct fq_pin {
 	struct mm_struct *mm;
 	unsigned long charged;
 	struct fq_reg *reg;
+	const struct fq_dmamap *dma;
+	bool dma_tried;
 };
 
 /**
  * struct fq_regcache - a communicator's registered user buffers (regcache.c)
- * @lock: the entries' list, their users and handles, the counters below
+ * @lock: the entries' list, their users and handles, their DMA mappings,
+ *	the counters below
  * @seq_lock: the entries' notifier sequences, @invalidations
  * @lru: the entries, most recently used first
+ * @mapped: the entries whose pages are mapped for the device, cached or
+ *	not (fq_regcache_unmap() finds them all)
  * @mm: the process whose buffers it keeps (the communicator's creator)
  * @count: how many
  * @next_handle: the last FABRIQ_IOC_REG handle given
@@ -329,6 +353,7 @@ struct fq_regcache {
 	struct mutex lock;		/* see above */
 	spinlock_t seq_lock;		/* see above */
 	struct list_head lru;
+	struct list_head mapped;
 	struct mm_struct *mm;
 	unsigned int count;
 	u32 next_handle;
@@ -362,6 +387,17 @@ void fq_reg_put(struct fq_reg *reg);
 int fq_reg_register(struct fq_regcache *rc, u64 uaddr, u64 len, u32 *handle);
 int fq_reg_deregister(struct fq_regcache *rc, u32 handle);
 void fq_regcache_show(struct seq_file *s, struct fq_regcache *rc);
+bool fq_reg_holds(const struct fq_reg *reg, const void *ptr);
+const struct fq_dmamap *fq_reg_dma(struct fq_reg *reg, struct ib_device *dev);
+void fq_regcache_unmap(struct fq_regcache *rc);
+
+/* dmamap.c */
+int fq_dmamap_map(struct fq_dmamap *m, struct ib_device *dev, void *base, struct page **pages,
+		  u32 npages, enum dma_data_direction dir);
+void fq_dmamap_unmap(struct fq_dmamap *m);
+int fq_sge_build(struct ib_device *dev, u32 lkey, const struct fq_dmamap *map,
+		 const void *data, u32 len, struct ib_sge *sge, u32 max, bool *own);
+void fq_sge_unmap(struct ib_device *dev, const struct ib_sge *sge, u32 n);
 
 /* cm_auth.c */
 /**
@@ -588,6 +624,7 @@ struct fq_objects {
 	atomic_t ops;
 	atomic_t pinned_pages;
 	atomic_t regs;
+	atomic_t dma_maps;
 };
 
 extern struct fq_objects fq_objects;
@@ -627,7 +664,8 @@ void fq_stats_peer_qp(struct fq_comm *comm, struct fq_peer *peer, struct fq_qp_s
 /* cm.c */
 int fq_cm_connect_all(struct fq_comm *comm);
 void fq_cm_teardown(struct fq_comm *comm);
-int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, struct fq_ack *ack, u64 msg);
+int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, const struct fq_dmamap *map,
+	       struct fq_ack *ack, u64 msg);
 int fq_cm_post(struct fq_conn *conn);
 bool fq_cm_tx_idle(struct fq_comm *comm);
 bool fq_cm_can_send(struct fq_conn *conn);

@@ -14,9 +14,15 @@
  * it is freed once no call uses it.  Its pages stay pinned until then, so
  * a call that was running keeps valid memory to work on.
  *
+ * The engine maps an entry's pages for the device at the first send that
+ * reads them (fq_reg_dma(), dmamap.c), and they stay mapped until the
+ * entry is freed or the communicator lets go of its device
+ * (fq_regcache_unmap(), from teardown, before the device may go).
+ *
  * Locks: fq_regcache.lock, a leaf mutex (nothing is pinned, no notifier
- * inserted or removed under it); the notifier callback takes only
- * fq_regcache.seq_lock, a leaf spinlock.
+ * inserted or removed under it; DMA mappings are made and undone under
+ * it, so teardown and an entry's end never both unmap); the notifier
+ * callback takes only fq_regcache.seq_lock, a leaf spinlock.
  */
 #include <linux/mm.h>
 #include <linux/mmu_notifier.h>
@@ -41,6 +47,8 @@
  * @users: calls using it now
  * @handle: FABRIQ_IOC_REG's handle, or 0 (implicit)
  * @write: pinned for writing (serves both directions)
+ * @dma: @pin's pages mapped for the communicator's device (rc->lock)
+ * @mapped: in rc->mapped while @dma is mapped (rc->lock)
  */
 struct fq_reg {
 	struct mmu_interval_notifier mni;
@@ -53,6 +61,8 @@ struct fq_reg {
 	unsigned int users;
 	u32 handle;
 	bool write;
+	struct fq_dmamap dma;
+	struct list_head mapped;
 };
 
 static bool fq_reg_invalidate(struct mmu_interval_notifier *mni,
@@ -93,9 +103,22 @@ static bool fq_reg_current(struct fq_reg *reg)
 	return ok;
 }
 
+/* Unmap @reg's pages for the device, if they are.  Context: rc->lock held. */
+static void fq_reg_unmap(struct fq_reg *reg)
+{
+	lockdep_assert_held(&reg->rc->lock);
+	if (!reg->dma.dev)
+		return;
+	fq_dmamap_unmap(&reg->dma);
+	list_del_init(&reg->mapped);
+}
+
 /* Context: process context, no fabriq lock held (the notifier may wait). */
 static void fq_reg_free(struct fq_reg *reg)
 {
+	mutex_lock(&reg->rc->lock);
+	fq_reg_unmap(reg);
+	mutex_unlock(&reg->rc->lock);
 	mmu_interval_notifier_remove(&reg->mni);
 	fq_unpin_pages(&reg->pin, reg->write);
 	kfree(reg);
@@ -207,6 +230,7 @@ static struct fq_reg *fq_reg_new(struct fq_regcache *rc, unsigned long start, un
 		return ERR_PTR(-ENOMEM);
 	reg->rc = rc;
 	INIT_LIST_HEAD(&reg->lru);
+	INIT_LIST_HEAD(&reg->mapped);
 	reg->start = start;
 	reg->end = end;
 	reg->write = write;
@@ -465,6 +489,7 @@ void fq_regcache_init(struct fq_regcache *rc)
 	mutex_init(&rc->lock);
 	spin_lock_init(&rc->seq_lock);
 	INIT_LIST_HEAD(&rc->lru);
+	INIT_LIST_HEAD(&rc->mapped);
 	rc->mm = current->mm;
 	mmgrab(rc->mm);
 }
@@ -488,6 +513,63 @@ void fq_regcache_flush(struct fq_regcache *rc)
 	fq_reg_free_list(&dead);
 }
 
+/**
+ * fq_reg_holds() - does @ptr point into @reg's pages?
+ * @reg: an entry a call uses
+ * @ptr: a kernel address
+ *
+ * Context: any (the entry's pages and mapping do not change while a call uses it).
+ */
+bool fq_reg_holds(const struct fq_reg *reg, const void *ptr)
+{
+	return ptr >= reg->pin.vaddr &&
+	       ptr < reg->pin.vaddr + ((size_t)reg->pin.npages << PAGE_SHIFT);
+}
+
+/**
+ * fq_reg_dma() - @reg's pages mapped for @dev, mapped now if they are not yet
+ * @reg: an entry a call uses
+ * @dev: the communicator's device
+ *
+ * They stay mapped until the entry is freed or fq_regcache_unmap().
+ * Context: process; the communicator's hw_rwsem held for reading, its
+ * device not gone.  Return: the mapping, or NULL if it could not be made
+ * (the caller maps what it sends itself).
+ */
+const struct fq_dmamap *fq_reg_dma(struct fq_reg *reg, struct ib_device *dev)
+{
+	struct fq_regcache *rc = reg->rc;
+	enum dma_data_direction dir = reg->write ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
+	int err = 0;
+
+	mutex_lock(&rc->lock);
+	if (!reg->dma.dev) {
+		err = fq_dmamap_map(&reg->dma, dev, reg->pin.vaddr, reg->pin.pages,
+				    reg->pin.npages, dir);
+		if (!err)
+			list_add(&reg->mapped, &rc->mapped);
+	}
+	mutex_unlock(&rc->lock);
+	return err ? NULL : &reg->dma;
+}
+
+/**
+ * fq_regcache_unmap() - unmap every entry's pages for the device
+ * @rc: the cache
+ *
+ * Context: process; the communicator's teardown (hw_rwsem held for
+ * writing), after its QPs are flushed and before its device may go.
+ */
+void fq_regcache_unmap(struct fq_regcache *rc)
+{
+	struct fq_reg *reg, *tmp;
+
+	mutex_lock(&rc->lock);
+	list_for_each_entry_safe(reg, tmp, &rc->mapped, mapped)
+		fq_reg_unmap(reg);
+	mutex_unlock(&rc->lock);
+}
+
 /* The cache's end, with its communicator's.  Context: process context. */
 void fq_regcache_destroy(struct fq_regcache *rc)
 {
@@ -508,8 +590,9 @@ void fq_regcache_show(struct seq_file *s, struct fq_regcache *rc)
 	seq_printf(s, "entries %u max %u hits %llu misses %llu invalidations %llu\n", rc->count,
 		   fq_limits_max_regs(), rc->hits, rc->misses, inval);
 	list_for_each_entry(reg, &rc->lru, lru)
-		seq_printf(s, "%#lx %lu %s users %u handle %u %s\n", reg->start,
+		seq_printf(s, "%#lx %lu %s users %u handle %u %s%s\n", reg->start,
 			   reg->end - reg->start, reg->write ? "rw" : "ro", reg->users, reg->handle,
-			   fq_reg_current(reg) ? "current" : "stale");
+			   fq_reg_current(reg) ? "current" : "stale",
+			   reg->dma.dev ? " dma-mapped" : "");
 	mutex_unlock(&rc->lock);
 }

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dmamap.c - pages mapped for a device once, for as long as their owner
+ * keeps them (a registration cache entry: regcache.c), and the gather
+ * lists of sends: built from such a mapping, or, for memory that has
+ * none (kernel copies and work buffers), from its pages mapped for the
+ * one send and unmapped when it completes.
+ *
+ * A mapping holds one DMA address per page.  Before a send reads mapped
+ * bytes they are synced for the device, so that what the CPU wrote since
+ * (the caller, a reduction) reaches a device behind a bounce buffer or a
+ * non-coherent cache too.
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <rdma/ib_verbs.h>
+
+#include "comm.h"
+
+static void fq_dmamap_undo(struct fq_dmamap *m, u32 n)
+{
+	while (n--)
+		ib_dma_unmap_page(m->dev, m->addr[n], PAGE_SIZE, m->dir);
+	kvfree(m->addr);
+	memset(m, 0, sizeof(*m));
+}
+
+/**
+ * fq_dmamap_map() - map @npages pages for @dev
+ * @m: an unmapped map (zeroed)
+ * @dev: the device
+ * @base: the kernel address of the first page (its bytes follow in order)
+ * @pages: the pages
+ * @npages: how many
+ * @dir: DMA_TO_DEVICE, or DMA_BIDIRECTIONAL for memory the device may write
+ *
+ * Context: process context; the device stays registered until
+ * fq_dmamap_unmap().  Return: 0 or -ENOMEM (then nothing is mapped).
+ */
+int fq_dmamap_map(struct fq_dmamap *m, struct ib_device *dev, void *base, struct page **pages,
+		  u32 npages, enum dma_data_direction dir)
+{
+	u32 i;
+
+	m->addr = kvmalloc_array(npages, sizeof(*m->addr), FQ_GFP_USER_SIZED);
+	if (!m->addr)
+		return -ENOMEM;
+	m->dev = dev;
+	m->dir = dir;
+	for (i = 0; i < npages; i++) {
+		m->addr[i] = ib_dma_map_page(dev, pages[i], 0, PAGE_SIZE, dir);
+		if (ib_dma_mapping_error(dev, m->addr[i])) {
+			fq_dmamap_undo(m, i);
+			return -ENOMEM;
+		}
+	}
+	m->base = base;
+	m->npages = npages;
+	atomic_inc(&fq_objects.dma_maps);
+	return 0;
+}
+
+/**
+ * fq_dmamap_unmap() - undo fq_dmamap_map(); a map that is not mapped is left alone
+ * @m: the map
+ *
+ * Context: process context; no send reads the pages any more.
+ */
+void fq_dmamap_unmap(struct fq_dmamap *m)
+{
+	if (!m->dev)
+		return;
+	fq_dmamap_undo(m, m->npages);
+	atomic_dec(&fq_objects.dma_maps);
+}
+
+/* Does @m map every byte of [@data, @data + @len)? */
+static bool fq_dmamap_covers(const struct fq_dmamap *m, const void *data, u32 len)
+{
+	return m && m->dev && data >= m->base &&
+	       data + len <= m->base + ((size_t)m->npages << PAGE_SHIFT);
+}
+
+static struct page *fq_addr_page(const void *p)
+{
+	return is_vmalloc_addr(p) ? vmalloc_to_page(p) : virt_to_page(p);
+}
+
+/**
+ * fq_sge_unmap() - unmap what fq_sge_build() mapped for one send
+ * @dev: the device
+ * @sge: the send's gather list
+ * @n: its entries
+ */
+void fq_sge_unmap(struct ib_device *dev, const struct ib_sge *sge, u32 n)
+{
+	while (n--)
+		ib_dma_unmap_page(dev, sge[n].addr, sge[n].length, DMA_TO_DEVICE);
+}
+
+/* The device address of @data for a send of @n bytes, or a mapping error. */
+static u64 fq_sge_addr(struct ib_device *dev, const struct fq_dmamap *map, const void *data,
+		       u32 n)
+{
+	u64 addr;
+
+	if (!map)
+		return ib_dma_map_page(dev, fq_addr_page(data), offset_in_page(data), n,
+				       DMA_TO_DEVICE);
+	addr = map->addr[(data - map->base) >> PAGE_SHIFT] + offset_in_page(data);
+	ib_dma_sync_single_for_device(dev, addr, n, map->dir);
+	return addr;
+}
+
+/**
+ * fq_sge_build() - the gather list of a send of [@data, @data + @len)
+ * @dev: the device
+ * @lkey: the local key of every entry
+ * @map: a mapping that may hold the bytes (NULL: none does)
+ * @data: the bytes, in kernel memory or a kernel mapping of pinned pages
+ * @len: how many
+ * @sge: filled in, at most @max entries
+ * @max: room in @sge
+ * @own: out: the entries were mapped for this send (fq_sge_unmap() them
+ *	when it completes); else they come from @map, and neighbouring
+ *	pages whose addresses follow on are merged
+ *
+ * Context: any.  Return: the entries filled, or -EINVAL (more than @max
+ * needed) or -ENOMEM (mapping failed), with nothing left mapped.
+ */
+int fq_sge_build(struct ib_device *dev, u32 lkey, const struct fq_dmamap *map,
+		 const void *data, u32 len, struct ib_sge *sge, u32 max, bool *own)
+{
+	u32 k = 0, n;
+	u64 addr;
+	int err = 0;
+
+	if (!fq_dmamap_covers(map, data, len))
+		map = NULL;
+	*own = !map;
+	while (len) {
+		n = min_t(u32, len, PAGE_SIZE - offset_in_page(data));
+		addr = fq_sge_addr(dev, map, data, n);
+		if (ib_dma_mapping_error(dev, addr)) {
+			err = -ENOMEM;
+			break;
+		}
+		if (map && k && sge[k - 1].addr + sge[k - 1].length == addr) {
+			sge[k - 1].length += n;
+		} else if (k < max) {
+			sge[k].addr = addr;
+			sge[k].length = n;
+			sge[k].lkey = lkey;
+			k++;
+		} else {
+			if (!map)
+				ib_dma_unmap_page(dev, addr, n, DMA_TO_DEVICE);
+			err = -EINVAL;
+			break;
+		}
+		data += n;
+		len -= n;
+	}
+	if (!err)
+		return k;
+	if (!map)
+		fq_sge_unmap(dev, sge, k);
+	return err;
+}
