@@ -95,6 +95,7 @@ static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct fq_rx_ctx *rx = container_of(wc->wr_cqe, struct fq_rx_ctx, cqe);
 	struct fq_conn *conn = rx->conn;
 	struct fq_comm *comm = conn->comm;
+	bool wake;
 	u32 imm;
 
 	if (wc->status != IB_WC_SUCCESS) {
@@ -123,11 +124,13 @@ static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		conn->rx_tail++;
 	}
 	comm->events++;
+	wake = (imm & FQ_IMM_DATA) || comm->tx_wake;	/* credits serve sends */
 	spin_unlock(&comm->lock);
 	/* a credit-only message's slot goes straight back */
 	if (!(imm & FQ_IMM_DATA) && fq_post_recv(conn, rx->slot))
 		fq_comm_fail(comm, -EIO);
-	wake_up_all(&comm->wq);
+	if (wake)
+		wake_up_all(&comm->wq);
 }
 
 /* Message @msg of a transfer is done.  Context: comm->lock held. */
@@ -185,6 +188,23 @@ static void fq_tx_retire(struct fq_conn *conn, enum ib_wc_status status, u64 now
 }
 
 /*
+ * Every send still in flight is done, with @status: the send queue was
+ * drained, and those completed without a completion of their own.
+ */
+static void fq_tx_retire_rest(struct fq_conn *conn, enum ib_wc_status status)
+{
+	struct fq_comm *comm = conn->comm;
+	u64 now = ktime_get_ns();
+
+	spin_lock_bh(&comm->lock);
+	while (conn->tx_tail != conn->tx_head)
+		fq_tx_retire(conn, status, now);
+	comm->events++;
+	spin_unlock_bh(&comm->lock);
+	wake_up_all(&comm->wq);
+}
+
+/*
  * A send completed: it, and the unsignaled sends before it, which the RC
  * send queue completed first.  A send in error or flushed has a
  * completion of its own, signaled or not, so the ones before it succeeded.
@@ -195,7 +215,7 @@ static void fq_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct fq_conn *conn = ent->conn;
 	struct fq_comm *comm = conn->comm;
 	u64 now = ktime_get_ns();
-	bool stray;
+	bool stray, wake;
 	u32 n;
 
 	BUILD_BUG_ON_NOT_POWER_OF_2(FQ_CREDITS);	/* slot arithmetic wraps with u32 */
@@ -209,6 +229,8 @@ static void fq_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 		fq_tx_retire(conn, wc->status, now);
 	}
 	comm->events++;
+	/* room on the send queue also lets credits waiting for it go back */
+	wake = comm->tx_wake || conn->ret_credits || wc->status != IB_WC_SUCCESS;
 	spin_unlock(&comm->lock);
 	if (stray) {	/* a completion for no send in flight: a bug; stop */
 		pr_err("comm %llx: a send completed that was not in flight\n", comm->id);
@@ -216,22 +238,43 @@ static void fq_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (wc->status != IB_WC_SUCCESS)
 		fq_wc_error(comm, wc, "send");
-	wake_up_all(&comm->wq);
+	if (wake || stray)
+		wake_up_all(&comm->wq);
 }
 
 static void fq_credit_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct fq_conn *conn = container_of(wc->wr_cqe, struct fq_conn, credit_cqe);
 	struct fq_comm *comm = conn->comm;
+	bool wake;
 
 	/* a flushed or failed WR has left the send queue too */
 	spin_lock(&comm->lock);
 	conn->sq_used--;
 	comm->events++;
+	wake = comm->tx_wake || conn->ret_credits || wc->status != IB_WC_SUCCESS;
 	spin_unlock(&comm->lock);
 	if (wc->status != IB_WC_SUCCESS)
 		fq_wc_error(comm, wc, "credit");
-	wake_up_all(&comm->wq);
+	if (wake)
+		wake_up_all(&comm->wq);
+}
+
+/**
+ * fq_cm_tx_wake() - should send completions (and returned credits) wake the engine?
+ * @comm: the communicator
+ * @on: yes (the default); no while the engine waits only for receives,
+ *	so that a send's completion does not wake it for nothing
+ *
+ * Set under comm->lock, which the completions read it under: one that
+ * came before the engine's change bumped comm->events first, which the
+ * engine's wait sees.  Context: process (the engine).
+ */
+void fq_cm_tx_wake(struct fq_comm *comm, bool on)
+{
+	spin_lock_bh(&comm->lock);
+	comm->tx_wake = on;
+	spin_unlock_bh(&comm->lock);
 }
 
 /* ---- the transport, for the engine (hw_rwsem held for reading) ---- */
@@ -368,8 +411,9 @@ static bool fq_cm_signal(u32 i, u32 head)
  * fq_cm_post() - post the messages fq_cm_send() built on @conn, as one chain
  * @conn: a connection
  *
- * The chain's last send is signaled, and every FQ_SIGNAL_EVERY-th.  What
- * the device did not take is unwound, and the communicator fails.
+ * The chain's last send is signaled, and every FQ_SIGNAL_EVERY-th.  If
+ * the device refuses a send, the ones after it are unwound, those before
+ * it are flushed from the send queue, and the communicator fails.
  * Context: process; hw_rwsem held for reading.  Return: 0 or -errno.
  */
 int fq_cm_post(struct fq_conn *conn)
@@ -406,6 +450,15 @@ int fq_cm_post(struct fq_conn *conn)
 		conn->tx_posted++;
 	while (conn->tx_head != conn->tx_posted)
 		fq_cm_send_unwind(conn, &conn->tx_ent[(conn->tx_head - 1) % FQ_CREDITS], err);
+	/*
+	 * The last send it took may ask for no completion: flush the send
+	 * queue (the communicator fails anyway), then what is still in
+	 * flight completed without one.
+	 */
+	if (conn->tx_tail != conn->tx_posted) {
+		ib_drain_sq(conn->id->qp);
+		fq_tx_retire_rest(conn, IB_WC_SUCCESS);
+	}
 	return err;
 }
 
@@ -659,6 +712,8 @@ static void fq_conn_release(struct fq_conn *conn)
 		rdma_disconnect(conn->id);
 	if (conn->has_qp) {
 		ib_drain_qp(conn->id->qp);
+		/* nothing reads the pages now; unmap what no completion retired */
+		fq_tx_retire_rest(conn, IB_WC_WR_FLUSH_ERR);
 		rdma_destroy_qp(conn->id);
 		conn->has_qp = false;
 		atomic_dec(&fq_objects.qps);

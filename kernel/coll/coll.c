@@ -459,6 +459,18 @@ static bool fq_busy_poll(struct fq_comm *comm, u64 seen)
 	return false;
 }
 
+/* Does the step wait on a send (to go out, or to complete)? */
+static bool fq_step_waits_tx(struct fq_op *op, const struct fq_step *st,
+			     const struct fq_xstate *xs)
+{
+	u32 i;
+
+	for (i = 0; i < st->n; i++)
+		if (st->x[i].op == FQ_X_SEND && READ_ONCE(op->acked[i].prefix) < xs[i].nmsg)
+			return true;
+	return false;
+}
+
 static int fq_run_step(struct fq_comm *comm, struct fq_op *op, const struct fq_step *st)
 {
 	struct fq_xstate xs[FQ_STEP_MAX];
@@ -497,10 +509,13 @@ static int fq_run_step(struct fq_comm *comm, struct fq_op *op, const struct fq_s
 		if (left <= 0)
 			return -ETIMEDOUT;
 		/* a tenth of a second at most: a closed peer is judged by time */
-		if (wait_event_interruptible_timeout(comm->wq,
-						     READ_ONCE(comm->events) != seen ||
-						     READ_ONCE(comm->err),
-						     min_t(long, left, HZ / 10)) < 0)
+		fq_cm_tx_wake(comm, fq_step_waits_tx(op, st, xs));
+		left = wait_event_interruptible_timeout(comm->wq,
+							READ_ONCE(comm->events) != seen ||
+							READ_ONCE(comm->err),
+							min_t(long, left, HZ / 10));
+		fq_cm_tx_wake(comm, true);
+		if (left < 0)
 			return -EINTR;
 	}
 }

@@ -188,6 +188,7 @@ static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 	spin_lock_init(&comm->lock);
 	spin_lock_init(&comm->stats_lock);
 	init_waitqueue_head(&comm->wq);
+	comm->tx_wake = true;
 	mutex_init(&comm->run_lock);
 	mutex_init(&comm->op_lock);
 	INIT_LIST_HEAD(&comm->ops);

@@ -161,13 +161,13 @@ struct fq_qp_stats {
  * @tx_ent: what each send in flight holds (indexed like the slots)
  * @rx_ctx: one per receive slot
  * @credit_cqe: credit-only sends
+ * @tx_posted: sends posted (the engine's alone, no lock): those from here
+ *	to @tx_head are built and wait for fq_cm_post()
  *
  * Under fq_comm.lock:
  * @credits: data messages the peer can take now
  * @ret_credits: receive slots reposted, not yet reported to the peer
  * @tx_head: send slots taken; @tx_tail: send slots completed
- * @tx_posted: sends posted (the engine's): those from here to @tx_head are
- *	built and wait for fq_cm_post()
  * @sq_used: work requests on the send queue
  * @rxq: data messages received, in order: slot and length
  * @rx_head: next message to consume; @rx_tail: next to fill
@@ -514,9 +514,12 @@ struct fq_op {
  * @pd: protection domain; @cq: one CQ for every QP
  * @listen_id: the listener
  * @peers: @nranks entries (this rank's unused)
- * @lock: protects the conn fields marked so, @err, @events and @tx_cqe_avg_ns
+ * @lock: protects the conn fields marked so, @err, @events, @tx_wake and
+ *	@tx_cqe_avg_ns
  * @wq: the engine and COMM_INIT wait here for progress
  * @events: bumped at every completion and connection event
+ * @tx_wake: send completions and returned credits wake @wq (cleared
+ *	while the engine waits for receives alone: fq_cm_tx_wake())
  * @tx_cqe_avg_ns: a moving average of data sends' post -> completion
  *                 times, about a round trip for small ones (under @lock;
  *                 read unlocked as the engine's busy-poll budget, coll.c)
@@ -583,6 +586,7 @@ struct fq_comm {
 	spinlock_t lock;		/* see above */
 	wait_queue_head_t wq;
 	u64 events;
+	bool tx_wake;
 	u64 tx_cqe_avg_ns;
 	bool busy_poll;
 	int err;
@@ -674,6 +678,7 @@ int fq_cm_consume(struct fq_conn *conn);
 int fq_cm_return_credits(struct fq_conn *conn, bool force);
 int fq_cm_closed(struct fq_conn *conn);
 void fq_cm_quiesce(struct fq_comm *comm, unsigned long timeout);
+void fq_cm_tx_wake(struct fq_comm *comm, bool on);
 
 /* coll.c */
 int fq_coll_submit(struct fq_comm *comm, struct fabriq_coll *req, bool async);

@@ -33,7 +33,7 @@ static void fq_dmamap_undo(struct fq_dmamap *m, u32 n)
  * @base: the kernel address of the first page (its bytes follow in order)
  * @pages: the pages
  * @npages: how many
- * @dir: DMA_TO_DEVICE, or DMA_BIDIRECTIONAL for memory the device may write
+ * @dir: the direction (the sends' gather lists need DMA_TO_DEVICE)
  *
  * Context: process context; the device stays registered until
  * fq_dmamap_unmap().  Return: 0 or -ENOMEM (then nothing is mapped).

@@ -49,6 +49,7 @@
  * @write: pinned for writing (serves both directions)
  * @dma: @pin's pages mapped for the communicator's device (rc->lock)
  * @mapped: in rc->mapped while @dma is mapped (rc->lock)
+ * @dma_failed: mapping @dma failed once: sends map their own pages (rc->lock)
  */
 struct fq_reg {
 	struct mmu_interval_notifier mni;
@@ -63,6 +64,7 @@ struct fq_reg {
 	bool write;
 	struct fq_dmamap dma;
 	struct list_head mapped;
+	bool dma_failed;
 };
 
 static bool fq_reg_invalidate(struct mmu_interval_notifier *mni,
@@ -531,26 +533,30 @@ bool fq_reg_holds(const struct fq_reg *reg, const void *ptr)
  * @reg: an entry a call uses
  * @dev: the communicator's device
  *
- * They stay mapped until the entry is freed or fq_regcache_unmap().
+ * They stay mapped until the entry is freed or fq_regcache_unmap().  The
+ * device only reads them (receives land in the connections' slots), so
+ * they are mapped to the device: a bidirectional mapping that lives
+ * across calls would, unmapped behind a bounce buffer, copy stale bytes
+ * back over what the CPU wrote since.
  * Context: process; the communicator's hw_rwsem held for reading, its
- * device not gone.  Return: the mapping, or NULL if it could not be made
- * (the caller maps what it sends itself).
+ * device not gone.  Return: the mapping, or NULL if it could not be made,
+ * now or before (the caller maps what it sends itself).
  */
 const struct fq_dmamap *fq_reg_dma(struct fq_reg *reg, struct ib_device *dev)
 {
 	struct fq_regcache *rc = reg->rc;
-	enum dma_data_direction dir = reg->write ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
-	int err = 0;
+	const struct fq_dmamap *map;
 
 	mutex_lock(&rc->lock);
-	if (!reg->dma.dev) {
-		err = fq_dmamap_map(&reg->dma, dev, reg->pin.vaddr, reg->pin.pages,
-				    reg->pin.npages, dir);
-		if (!err)
+	if (!reg->dma.dev && !reg->dma_failed) {
+		reg->dma_failed = fq_dmamap_map(&reg->dma, dev, reg->pin.vaddr, reg->pin.pages,
+						reg->pin.npages, DMA_TO_DEVICE) != 0;
+		if (!reg->dma_failed)
 			list_add(&reg->mapped, &rc->mapped);
 	}
+	map = reg->dma.dev ? &reg->dma : NULL;
 	mutex_unlock(&rc->lock);
-	return err ? NULL : &reg->dma;
+	return map;
 }
 
 /**
