@@ -32,7 +32,7 @@ LINUX_SRC_TAR ?= $(firstword $(wildcard /usr/src/linux-source-6.1.tar.xz) \
 KSRC := $(BUILD)/linux-src
 
 .PHONY: all module kmod-tree cli selftests clean checkpatch sparse check demo bench deps \
-	dkms-install dkms-remove ksrc check-debug
+	dkms-install dkms-remove ksrc check-debug bench-ab
 
 all: module cli selftests
 
@@ -100,6 +100,10 @@ demo: deps
 
 bench: deps
 	$(SRC)/tools/bench
+
+# make bench-ab REVS="1714bca tree": those builds of fabriq.ko, interleaved in one guest
+bench-ab: deps
+	$(SRC)/tools/bench-ab $(REVS)
 
 dkms-install: deps
 	$(SRC)/tools/dkms.sh install $(KVER)

@@ -8,13 +8,14 @@
 # input, timeouts, signals and a killed rank (fabriq_coll_bad), the
 # registration cache against remapping, fork and huge pages
 # (fabriq_regcache), the port's tc intent in `fabriq comm show` on both
-# ends and on the collectives' packets, and then nothing left behind: no
+# ends and on the collectives' packets, fewer send completions than sends
+# (selective signalling), and then nothing left behind: no
 # fabriq PD, CQ or QP in `rdma resource show` and every module object
 # counter back at zero.
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 29
+ktap_plan 30
 fq_require jq sysctl pkill tcpdump
 fq_load_fabriq || ktap_bail "cannot load fabriq"
 fq_ranks_up 8 || ktap_bail "cannot set up 8 local ranks"
@@ -47,6 +48,7 @@ check_eq "... ready, 2 ranks, peer up, 1 QP each" "ready 2 up 1 ready 2 up 1" \
 check_match "debugfs comms/c0de-r0/summary" "state ready" "$(cat "$FQ_DBG/comms/c0de-r0/summary")"
 check_match "debugfs comms/c0de-r1/peers: peer 0 up" "^0 +0 +198.19.0.1:19300 +[0-9]+ +up" \
 	"$(cat "$FQ_DBG/comms/c0de-r1/peers")"
+ktap_diag "allreduce, rank 1 to rank 0: $(awk '$1 == 0 { print $11 " sends completed, " $12 " completions delivered" }' "$FQ_DBG/comms/c0de-r1/peers")"
 check_eq "... both ends of the connection carry rank 1's tc intent, sl 0 (RoCE, no VLAN)" \
 	"106 0 106 0" "$(echo "$j" | jq -r '.[] | "\(.peers[0].tc) \(.peers[0].sl)"' | xargs)"
 check_match "... in text too" "peer 0 address 198.19.0.1 state up tc 106 sl 0 " \
@@ -89,6 +91,21 @@ check_eq "... and every RoCEv2 packet rank 1 sent carries tos 0x6a" "tos 0x6a" \
 	"$(tcpdump -nn -v -r /tmp/fq_coll_tc.pcap 2>/dev/null | grep -o 'tos 0x[0-9a-f]*' | sort -u | xargs)"
 fq qos set dev fqr1 tc 0
 rm -f /tmp/fq_coll_tc.pcap /tmp/fq_coll_tc.err
+
+# Selective signalling: a 1 MiB broadcast from rank 0 is 16 zero-copy
+# sends a call, posted in chains as rank 1's credits come back in batches
+# of 4; only a chain's last send and every 4th ask for a completion
+# (signalling every send, as before, delivers one per send).
+fq bench broadcast --ranks 2 --peers 198.19.0.1,198.19.0.2 -b 1M -e 1M -n 100000 -c 0 \
+	--port 19350 --id 0xb0ca >/dev/null 2>&1 &
+wait_for 30 sh -c "$FQ_CLI comm show id 0xb0ca | grep -c 'state ready' | grep -qx 2"
+sleep 3
+read -r sent cqes <<< "$(awk '$1 == 1 { print $11, $12 }' "$FQ_DBG/comms/b0ca-r0/peers")"
+ktap_diag "broadcast, rank 0 to rank 1: ${sent:-?} sends completed, ${cqes:-?} completions delivered"
+check_true "... at most half as many send completions as sends (64 sends or more)" \
+	test "${sent:-0}" -ge 64 -a "$((${cqes:-0} * 2))" -le "${sent:-0}"
+pkill -f -- '--port 19350'
+wait
 check_match "bench names a bad type and the valid ones" \
 	"bench: -d: 'float8' is not valid \(valid: int8, uint8" \
 	"$(fq bench allreduce --ranks 2 -d float8 2>&1)"

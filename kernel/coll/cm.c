@@ -224,6 +224,7 @@ static void fq_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	n = ((u32)(ent - conn->tx_ent) - conn->tx_tail) % FQ_CREDITS + 1;
 	stray = n > conn->tx_head - conn->tx_tail;
 	if (!stray) {
+		conn->st.tx_cqes++;
 		while (--n)
 			fq_tx_retire(conn, IB_WC_SUCCESS, now);
 		fq_tx_retire(conn, wc->status, now);

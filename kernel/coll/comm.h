@@ -123,6 +123,8 @@ struct fq_tx_ent {
 /**
  * struct fq_qp_stats - what one QP carried; under fq_comm.lock
  * @tx_wrs: data sends completed
+ * @tx_cqes: completions of data sends delivered: fewer than @tx_wrs, as
+ *	a completion retires the unsignaled sends before it
  * @tx_bytes: their payload
  * @rx_wrs: data messages received
  * @rx_bytes: their payload
@@ -132,6 +134,7 @@ struct fq_tx_ent {
  */
 struct fq_qp_stats {
 	u64 tx_wrs;
+	u64 tx_cqes;
 	u64 tx_bytes;
 	u64 rx_wrs;
 	u64 rx_bytes;
@@ -296,6 +299,7 @@ enum fq_comm_state {
  * struct fq_dmamap - pages mapped for a device once (dmamap.c)
  * @dev: the device (NULL: not mapped)
  * @base: the kernel address of the first page
+ * @sgt: the pages, as mapped
  * @addr: each page's device address
  * @npages: how many
  * @dir: the direction they are mapped in
@@ -303,6 +307,7 @@ enum fq_comm_state {
 struct fq_dmamap {
 	struct ib_device *dev;
 	void *base;
+	struct sg_table sgt;
 	u64 *addr;
 	u32 npages;
 	enum dma_data_direction dir;

@@ -6,9 +6,12 @@
  * none (kernel copies and work buffers), from its pages mapped for the
  * one send and unmapped when it completes.
  *
- * A mapping holds one DMA address per page.  Before a send reads mapped
- * bytes they are synced for the device, so that what the CPU wrote since
- * (the caller, a reduction) reaches a device behind a bounce buffer or a
+ * A mapping is one scatter/gather table of the pages, mapped in one go
+ * (behind an IOMMU: one run of I/O addresses, where neighbouring pages
+ * then follow on and a send's pages merge into few SGEs), and the device
+ * address of every page, read off it.  Before a send reads mapped bytes
+ * they are synced for the device, so that what the CPU wrote since (the
+ * caller, a reduction) reaches a device behind a bounce buffer or a
  * non-coherent cache too.
  */
 #include <linux/mm.h>
@@ -18,12 +21,22 @@
 
 #include "comm.h"
 
-static void fq_dmamap_undo(struct fq_dmamap *m, u32 n)
+/* Every page's device address, from the mapped table.  Return: false if they do not add up. */
+static bool fq_dmamap_pages(struct fq_dmamap *m, u32 npages)
 {
-	while (n--)
-		ib_dma_unmap_page(m->dev, m->addr[n], PAGE_SIZE, m->dir);
-	kvfree(m->addr);
-	memset(m, 0, sizeof(*m));
+	struct scatterlist *sg;
+	u32 i = 0, k, n;
+
+	for_each_sgtable_dma_sg(&m->sgt, sg, k) {
+		if (!PAGE_ALIGNED(sg_dma_address(sg)) || !PAGE_ALIGNED(sg_dma_len(sg)))
+			return false;
+		for (n = 0; n < sg_dma_len(sg) >> PAGE_SHIFT; n++) {
+			if (i == npages)
+				return false;
+			m->addr[i++] = sg_dma_address(sg) + ((u64)n << PAGE_SHIFT);
+		}
+	}
+	return i == npages;
 }
 
 /**
@@ -36,29 +49,43 @@ static void fq_dmamap_undo(struct fq_dmamap *m, u32 n)
  * @dir: the direction (the sends' gather lists need DMA_TO_DEVICE)
  *
  * Context: process context; the device stays registered until
- * fq_dmamap_unmap().  Return: 0 or -ENOMEM (then nothing is mapped).
+ * fq_dmamap_unmap().  Return: 0 or -errno (then nothing is mapped).
  */
 int fq_dmamap_map(struct fq_dmamap *m, struct ib_device *dev, void *base, struct page **pages,
 		  u32 npages, enum dma_data_direction dir)
 {
-	u32 i;
+	int err;
 
 	m->addr = kvmalloc_array(npages, sizeof(*m->addr), FQ_GFP_USER_SIZED);
 	if (!m->addr)
 		return -ENOMEM;
-	m->dev = dev;
-	m->dir = dir;
-	for (i = 0; i < npages; i++) {
-		m->addr[i] = ib_dma_map_page(dev, pages[i], 0, PAGE_SIZE, dir);
-		if (ib_dma_mapping_error(dev, m->addr[i])) {
-			fq_dmamap_undo(m, i);
-			return -ENOMEM;
-		}
+	err = sg_alloc_table_from_pages_segment(&m->sgt, pages, npages, 0,
+						(unsigned long)npages << PAGE_SHIFT,
+						ib_dma_max_seg_size(dev), FQ_GFP_USER_SIZED);
+	if (err)
+		goto err_free;
+	err = ib_dma_map_sgtable_attrs(dev, &m->sgt, dir, 0);
+	if (err)
+		goto err_table;
+	if (!fq_dmamap_pages(m, npages)) {
+		err = -EINVAL;
+		goto err_unmap;
 	}
+	m->dev = dev;
 	m->base = base;
 	m->npages = npages;
+	m->dir = dir;
 	atomic_inc(&fq_objects.dma_maps);
 	return 0;
+
+err_unmap:
+	ib_dma_unmap_sgtable_attrs(dev, &m->sgt, dir, 0);
+err_table:
+	sg_free_table(&m->sgt);
+err_free:
+	kvfree(m->addr);
+	memset(m, 0, sizeof(*m));
+	return err;
 }
 
 /**
@@ -71,7 +98,10 @@ void fq_dmamap_unmap(struct fq_dmamap *m)
 {
 	if (!m->dev)
 		return;
-	fq_dmamap_undo(m, m->npages);
+	ib_dma_unmap_sgtable_attrs(m->dev, &m->sgt, m->dir, 0);
+	sg_free_table(&m->sgt);
+	kvfree(m->addr);
+	memset(m, 0, sizeof(*m));
 	atomic_dec(&fq_objects.dma_maps);
 }
 
