@@ -21,6 +21,21 @@
 
 #include "comm.h"
 
+/*
+ * The longest run of pages one table entry may hold: the device's
+ * segment limit, and what its DMA layer maps at once (swiotlb bounces at
+ * most 256 KiB in one go; a longer physically contiguous run, as huge
+ * pages give, would fail the whole mapping).
+ */
+static unsigned int fq_dmamap_max_segment(struct ib_device *dev)
+{
+	unsigned int seg = ib_dma_max_seg_size(dev);
+
+	if (!ib_uses_virt_dma(dev))
+		seg = min_t(size_t, seg, dma_max_mapping_size(dev->dma_device));
+	return max_t(unsigned int, seg, PAGE_SIZE);
+}
+
 /* Every page's device address, from the mapped table.  Return: false if they do not add up. */
 static bool fq_dmamap_pages(struct fq_dmamap *m, u32 npages)
 {
@@ -61,7 +76,7 @@ int fq_dmamap_map(struct fq_dmamap *m, struct ib_device *dev, void *base, struct
 		return -ENOMEM;
 	err = sg_alloc_table_from_pages_segment(&m->sgt, pages, npages, 0,
 						(unsigned long)npages << PAGE_SHIFT,
-						ib_dma_max_seg_size(dev), FQ_GFP_USER_SIZED);
+						fq_dmamap_max_segment(dev), FQ_GFP_USER_SIZED);
 	if (err)
 		goto err_free;
 	err = ib_dma_map_sgtable_attrs(dev, &m->sgt, dir, 0);
@@ -139,6 +154,11 @@ static u64 fq_sge_addr(struct ib_device *dev, const struct fq_dmamap *map, const
 		return ib_dma_map_page(dev, fq_addr_page(data), offset_in_page(data), n,
 				       DMA_TO_DEVICE);
 	addr = map->addr[(data - map->base) >> PAGE_SHIFT] + offset_in_page(data);
+	/*
+	 * Part of one page of a scatter/gather mapping, synced through the
+	 * single-range call: dma-direct, dma-iommu and swiotlb resolve the
+	 * address to its page, and dma-debug finds the entry that holds it.
+	 */
 	ib_dma_sync_single_for_device(dev, addr, n, map->dir);
 	return addr;
 }
