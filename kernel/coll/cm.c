@@ -171,6 +171,16 @@ static void fq_tx_account(struct fq_conn *conn, const struct fq_tx_ent *ent,
 	fq_own_add(comm, FQ_OWN_CQE_NS, lat);
 }
 
+/*
+ * Should a send-side completion on @conn wake the engine: it waits on a
+ * send, credits wait for room on the send queue, or it failed?
+ * Context: comm->lock held.
+ */
+static bool fq_tx_wakes(const struct fq_conn *conn, enum ib_wc_status status)
+{
+	return conn->comm->tx_wake || conn->ret_credits || status != IB_WC_SUCCESS;
+}
+
 /* The oldest send in flight is done.  Context: comm->lock held. */
 static void fq_tx_retire(struct fq_conn *conn, enum ib_wc_status status, u64 now)
 {
@@ -230,8 +240,7 @@ static void fq_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 		fq_tx_retire(conn, wc->status, now);
 	}
 	comm->events++;
-	/* room on the send queue also lets credits waiting for it go back */
-	wake = comm->tx_wake || conn->ret_credits || wc->status != IB_WC_SUCCESS;
+	wake = fq_tx_wakes(conn, wc->status);
 	spin_unlock(&comm->lock);
 	if (stray) {	/* a completion for no send in flight: a bug; stop */
 		pr_err("comm %llx: a send completed that was not in flight\n", comm->id);
@@ -253,7 +262,7 @@ static void fq_credit_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_lock(&comm->lock);
 	conn->sq_used--;
 	comm->events++;
-	wake = comm->tx_wake || conn->ret_credits || wc->status != IB_WC_SUCCESS;
+	wake = fq_tx_wakes(conn, wc->status);
 	spin_unlock(&comm->lock);
 	if (wc->status != IB_WC_SUCCESS)
 		fq_wc_error(comm, wc, "credit");

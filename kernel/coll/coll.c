@@ -475,7 +475,7 @@ static int fq_run_step(struct fq_comm *comm, struct fq_op *op, const struct fq_s
 {
 	struct fq_xstate xs[FQ_STEP_MAX];
 	unsigned long deadline = jiffies + comm->op_timeout;
-	bool progress;
+	bool progress, quiet_tx;
 	u64 seen;
 	long left;
 	u32 i;
@@ -509,12 +509,16 @@ static int fq_run_step(struct fq_comm *comm, struct fq_op *op, const struct fq_s
 		if (left <= 0)
 			return -ETIMEDOUT;
 		/* a tenth of a second at most: a closed peer is judged by time */
-		fq_cm_tx_wake(comm, fq_step_waits_tx(op, st, xs));
+		/* send completions wake it only when it waits on a send (on by default) */
+		quiet_tx = !fq_step_waits_tx(op, st, xs);
+		if (quiet_tx)
+			fq_cm_tx_wake(comm, false);
 		left = wait_event_interruptible_timeout(comm->wq,
 							READ_ONCE(comm->events) != seen ||
 							READ_ONCE(comm->err),
 							min_t(long, left, HZ / 10));
-		fq_cm_tx_wake(comm, true);
+		if (quiet_tx)
+			fq_cm_tx_wake(comm, true);
 		if (left < 0)
 			return -EINTR;
 	}

@@ -144,16 +144,12 @@ void fq_sge_unmap(struct ib_device *dev, const struct ib_sge *sge, u32 n)
 		ib_dma_unmap_page(dev, sge[n].addr, sge[n].length, DMA_TO_DEVICE);
 }
 
-/* The device address of @data for a send of @n bytes, or a mapping error. */
+/* The device address of @data, which @map holds, for a send of @n bytes. */
 static u64 fq_sge_addr(struct ib_device *dev, const struct fq_dmamap *map, const void *data,
 		       u32 n)
 {
-	u64 addr;
+	u64 addr = map->addr[(data - map->base) >> PAGE_SHIFT] + offset_in_page(data);
 
-	if (!map)
-		return ib_dma_map_page(dev, fq_addr_page(data), offset_in_page(data), n,
-				       DMA_TO_DEVICE);
-	addr = map->addr[(data - map->base) >> PAGE_SHIFT] + offset_in_page(data);
 	/*
 	 * Part of one page of a scatter/gather mapping, synced through the
 	 * single-range call: dma-direct, dma-iommu and swiotlb resolve the
@@ -191,10 +187,15 @@ int fq_sge_build(struct ib_device *dev, u32 lkey, const struct fq_dmamap *map,
 	*own = !map;
 	while (len) {
 		n = min_t(u32, len, PAGE_SIZE - offset_in_page(data));
-		addr = fq_sge_addr(dev, map, data, n);
-		if (ib_dma_mapping_error(dev, addr)) {
-			err = -ENOMEM;
-			break;
+		if (map) {
+			addr = fq_sge_addr(dev, map, data, n);
+		} else {
+			addr = ib_dma_map_page(dev, fq_addr_page(data), offset_in_page(data), n,
+					       DMA_TO_DEVICE);
+			if (ib_dma_mapping_error(dev, addr)) {
+				err = -ENOMEM;
+				break;
+			}
 		}
 		if (map && k && sge[k - 1].addr + sge[k - 1].length == addr) {
 			sge[k - 1].length += n;
