@@ -4,7 +4,11 @@
  * in userspace: every collective x every schedule x rank counts 1..17 x
  * several roots and counts runs on simulated ranks that pass messages per
  * pair, in order, as the engine does; the results are compared with a
- * direct computation.  Also checks fq_sched_pick().
+ * direct computation.  Each runs three ways: the input copied in first,
+ * fused (coll_fresh.c: nothing copied in), and pipelined: the engine's
+ * window of steps in flight (pipe.c), small messages, sends read by "the
+ * device" at a random later moment as zero-copy sends are, and the ranks'
+ * moves interleaved at random.  Also checks fq_sched_pick().
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +19,7 @@
 #include "fq_ktypes.h"
 #include "../kernel/coll/algo.h"
 #include "../kernel/coll/coll_fresh.h"
+#include "../kernel/coll/pipe.h"
 
 #define MAXR	17
 
@@ -37,7 +42,13 @@ struct rank {
 	int fused;
 	struct fq_fresh fresh;
 	bool input[FQ_STEP_MAX];
+	struct fq_pipe pipe;	/* pipelined */
+	int started;		/* pipelined: ranks join at random moments */
+	uint32_t start_after;	/* moves tried before it may */
+	uint64_t t_start, t_done;
 };
+
+static uint64_t pipe_clock;	/* moves made so far */
 
 static void q_push(int from, int to, const void *p, uint64_t len)
 {
@@ -80,6 +91,8 @@ static int advance(struct rank *R, int me)
 			for (i = 0; i < (int)R->st.n; i++)
 				R->input[i] = R->fused &&
 					      fq_fresh_xfer_begin(&R->fresh, &R->st.x[i]);
+			if (R->fused)
+				fq_fresh_step_writes(&R->fresh, &R->st);
 			moved = 1;
 		}
 		/* sends without a dependency first: the engine copies them out
@@ -132,10 +145,209 @@ static int advance(struct rank *R, int me)
 			all &= R->xdone[i];
 		if (!all)
 			return moved;
-		if (R->fused)
-			fq_fresh_step_done(&R->fresh, &R->st);
 		R->have_step = 0;
 		R->k++;
+	}
+}
+
+/*
+ * ---- pipelined (pipe.c) ----
+ * Messages of PIPE_CHUNK bytes; a send's bytes are read when "the device"
+ * transmits it, some random moves after it was built (zero-copy), and
+ * only then is the send done with them.
+ */
+#define PIPE_CHUNK	24
+
+struct zmsg {
+	struct zmsg *next;
+	const unsigned char *src;	/* read when transmitted */
+	uint64_t len;
+	uint64_t *freed;		/* the sending transfer's */
+	int sent;
+	unsigned char data[PIPE_CHUNK];
+};
+
+static struct zmsg *z_head[MAXR][MAXR], **z_tail[MAXR][MAXR];	/* [from][to] */
+
+/* send @i of the @a-th step in flight builds its next message */
+static int pipe_send(struct rank *R, int me, uint32_t a, uint32_t i)
+{
+	struct fq_pipe *p = &R->pipe;
+	struct fq_pipe_step *ps = fq_pipe_at(p, a);
+	struct fq_xfer *x = &ps->st.x[i];
+	struct fq_xstate *xs = &ps->xs[i];
+	struct zmsg *m = calloc(1, sizeof(*m));
+	uint64_t off;
+	uint32_t len;
+
+	fq_pipe_msg(p, x, xs->msgs, &off, &len);
+	m->src = xs->input ? fq_fresh_src(&R->fresh, off) :
+		 (x->buf == FQ_BUF_SRC ? R->src : R->work) + off;
+	m->len = len;
+	m->freed = &xs->freed;
+	*z_tail[me][x->peer] = m;
+	z_tail[me][x->peer] = &m->next;
+	xs->msgs++;
+	return 1;
+}
+
+/* the device reads the next message @from has for @to */
+static int pipe_transmit(int from, int to)
+{
+	struct zmsg *m;
+
+	for (m = z_head[from][to]; m && m->sent; m = m->next)
+		;
+	if (!m)
+		return 0;
+	memcpy(m->data, m->src, m->len);
+	m->sent = 1;
+	(*m->freed)++;
+	return 1;
+}
+
+/* receive @i of the @a-th step in flight places the message that arrived */
+static int pipe_place(struct rank *R, int me, uint32_t a, uint32_t i)
+{
+	struct fq_pipe *p = &R->pipe;
+	struct fq_pipe_step *ps = fq_pipe_at(p, a);
+	struct fq_xfer *x = &ps->st.x[i];
+	struct fq_xstate *xs = &ps->xs[i];
+	struct zmsg *m = z_head[x->peer][me];
+	uint64_t off, j;
+	uint32_t len;
+
+	fq_pipe_msg(p, x, xs->msgs, &off, &len);
+	if (m->len != len) {
+		printf("# rank %d step %u: got %llu bytes from %u, expected %u\n", me, ps->k,
+		       (unsigned long long)m->len, x->peer, len);
+		exit(1);
+	}
+	for (j = 0; j < len / 8; j++) {
+		uint64_t v, w;
+
+		memcpy(&v, xs->input ? fq_fresh_src(&R->fresh, off + 8 * j) :
+		       R->work + off + 8 * j, 8);
+		memcpy(&w, m->data + 8 * j, 8);
+		v = x->op == FQ_X_RECV_REDUCE ? v + w : w;
+		memcpy(R->work + off + 8 * j, &v, 8);
+	}
+	z_head[x->peer][me] = m->next;
+	if (!m->next)
+		z_tail[x->peer][me] = &z_head[x->peer][me];
+	free(m);
+	xs->msgs++;
+	return 1;
+}
+
+/* retire what is done, admit what fits */
+static void pipe_turn(struct rank *R)
+{
+	struct fq_pipe *p = &R->pipe;
+
+	if (!R->started || R->done)
+		return;
+	while (p->n && fq_pipe_step_done(fq_pipe_at(p, 0)))
+		fq_pipe_retire(p);
+	while (fq_pipe_admit(p))
+		;
+	R->done = !p->n && p->ended;
+	if (R->done)
+		R->t_done = ++pipe_clock;
+}
+
+/* rank @R joins the operation, if it may after @tried moves tried */
+static int pipe_start(struct rank *R, uint32_t tried)
+{
+	if (R->started || tried < R->start_after)
+		return 0;
+	R->started = 1;
+	R->t_start = ++pipe_clock;
+	pipe_turn(R);
+	return 1;
+}
+
+/* one of the moves of @R that can be made now, at random: a send or a placement */
+static int pipe_pick(struct rank *R, int me, int placing)
+{
+	struct fq_pipe *p = &R->pipe;
+	uint32_t a, i, nready = 0, ready[FQ_PIPE_DEPTH * FQ_STEP_MAX];
+
+	for (a = 0; a < p->n; a++) {
+		struct fq_pipe_step *ps = fq_pipe_at(p, a);
+
+		for (i = 0; i < ps->st.n; i++) {
+			struct fq_xfer *x = &ps->st.x[i];
+			struct zmsg *m = z_head[x->peer][me];
+
+			if (placing ? x->op != FQ_X_SEND && m && m->sent && fq_pipe_recv_ready(p, a, i) :
+			    x->op == FQ_X_SEND && fq_pipe_send_ready(p, a, i))
+				ready[nready++] = a * FQ_STEP_MAX + i;
+		}
+	}
+	if (!nready)
+		return 0;
+	a = ready[rand() % nready];
+	return placing ? pipe_place(R, me, a / FQ_STEP_MAX, a % FQ_STEP_MAX) :
+	       pipe_send(R, me, a / FQ_STEP_MAX, a % FQ_STEP_MAX);
+}
+
+/*
+ * Every move anyone can make, once; if there is none, the next rank to
+ * come joins.  Returns how many moves were made.
+ */
+static int pipe_sweep(struct rank *R, uint32_t n)
+{
+	int moved = 0;
+	uint32_t r, t, late = n;
+
+	for (r = 0; r < n; r++) {
+		pipe_turn(&R[r]);
+		moved += pipe_pick(&R[r], r, 0) + pipe_pick(&R[r], r, 1);
+		for (t = 0; t < n; t++)
+			moved += pipe_transmit(r, t);
+		pipe_turn(&R[r]);
+		if (!R[r].started && (late == n || R[r].start_after < R[late].start_after))
+			late = r;
+	}
+	if (!moved && late < n)
+		moved = pipe_start(&R[late], ~0U);
+	return moved;
+}
+
+/* run the ranks' moves in a random order until none can move */
+static void pipe_run(struct rank *R, uint32_t n)
+{
+	uint32_t r, idle = 0, tried = 0;
+	int mv;
+
+	for (r = 0; r < n; r++)
+		R[r].start_after = rand() % (40 * n);
+	for (;; tried++) {
+		r = rand() % n;
+		switch (rand() % 4) {
+		case 0:
+			mv = pipe_pick(&R[r], r, 0);
+			break;
+		case 1:
+			mv = pipe_pick(&R[r], r, 1);
+			break;
+		case 2:
+			mv = pipe_transmit(r, rand() % n);
+			break;
+		default:
+			mv = pipe_start(&R[r], tried);
+		}
+		pipe_turn(&R[r]);
+		if (mv) {
+			idle = 0;
+			continue;
+		}
+		if (++idle < 8 * n)
+			continue;
+		idle = 0;
+		if (!pipe_sweep(R, n))
+			return;
 	}
 }
 
@@ -179,8 +391,10 @@ static void finish(struct rank *R)
 		fq_fresh_finish(&R->fresh, &R->s, true);
 }
 
+enum mode { STEPWISE, FUSED, PIPELINED };
+
 static long run(uint32_t coll, uint32_t algo, uint32_t n, uint32_t root, uint64_t count,
-		int fused)
+		enum mode mode)
 {
 	static struct rank R[MAXR];
 	uint64_t wlen = (coll == FABRIQ_COLL_ALLGATHER || coll == FABRIQ_COLL_REDUCESCATTER ||
@@ -193,6 +407,8 @@ static long run(uint32_t coll, uint32_t algo, uint32_t n, uint32_t root, uint64_
 		for (f = 0; f < n; f++) {
 			q_head[r][f] = NULL;
 			q_tail[r][f] = &q_head[r][f];
+			z_head[r][f] = NULL;
+			z_tail[r][f] = &z_head[r][f];
 		}
 	for (r = 0; r < n; r++) {
 		memset(&R[r], 0, sizeof(R[r]));
@@ -204,17 +420,22 @@ static long run(uint32_t coll, uint32_t algo, uint32_t n, uint32_t root, uint64_
 
 			memcpy(R[r].src + 8 * i, &v, 8);
 		}
-		start(&R[r], coll, r, root, count, wlen, fused);
+		start(&R[r], coll, r, root, count, wlen, mode != STEPWISE);
+		fq_pipe_init(&R[r].pipe, &R[r].s, &R[r].fresh, PIPE_CHUNK);
 	}
-	do {
-		moved = 0;
-		for (r = 0; r < n; r++)
-			moved |= advance(&R[r], r);
-		iter++;
-	} while (moved && iter < 100000);
+	if (mode == PIPELINED)
+		pipe_run(R, n);
+	else
+		do {
+			moved = 0;
+			for (r = 0; r < n; r++)
+				moved |= advance(&R[r], r);
+			iter++;
+		} while (moved && iter < 100000);
 	for (r = 0; r < n; r++)
 		if (!R[r].done) {
-			printf("# deadlock: rank %u stuck at step %u\n", r, R[r].k);
+			printf("# deadlock: rank %u stuck at step %u\n", r,
+			       mode == PIPELINED ? R[r].pipe.next_k : R[r].k);
 			return -1;
 		}
 	for (r = 0; r < n; r++) {
@@ -255,6 +476,9 @@ static long run(uint32_t coll, uint32_t algo, uint32_t n, uint32_t root, uint64_
 			if (check && got != want)
 				wrong++;
 		}
+		/* a barrier: nobody leaves before everybody came */
+		for (f = 0; coll == FABRIQ_COLL_BARRIER && mode == PIPELINED && f < n; f++)
+			wrong += R[r].t_done < R[f].t_start;
 		free(R[r].work);
 		free(R[r].src);
 	}
@@ -347,18 +571,27 @@ int main(void)
 	static const uint64_t counts[] = { 0, 1, 7, 16, 33, 1000 };
 	int ncase = sizeof(cases) / sizeof(cases[0]), c, fails = 0, t = 0;
 
-	printf("TAP version 13\n1..%d\n", 2 * ncase + 2);
-	for (c = 0; c < 2 * ncase; c++) {
-		int fused = c >= ncase, k = c % ncase;
+	static const char *const how[] = {
+		[STEPWISE] = "", [FUSED] = ", fused (no pre-copy)",
+		[PIPELINED] = ", pipelined (steps in flight, zero-copy, random order)",
+	};
+
+	srand(7);
+	printf("TAP version 13\n1..%d\n", 3 * ncase + 2);
+	for (c = 0; c < 3 * ncase; c++) {
+		enum mode mode = c / ncase;
+		int k = c % ncase;
 		long bad = 0, runs = 0;
 		uint32_t n, root;
 		unsigned int ci;
 
-		for (n = 1; n <= MAXR; n++)
+		/* pipelined: message by message, so fewer and smaller runs */
+		for (n = 1; n <= (mode == PIPELINED ? 9 : MAXR); n++)
 			for (root = 0; root < n; root += (n > 4 ? n / 3 : 1))
 				for (ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
-					long w = run(cases[k].coll, cases[k].algo, n, root, counts[ci],
-						     fused);
+					long w = run(cases[k].coll, cases[k].algo, n, root,
+						     mode == PIPELINED ? counts[ci] / 5 + !!counts[ci] :
+						     counts[ci], mode);
 
 					runs++;
 					if (w) {
@@ -369,7 +602,7 @@ int main(void)
 					}
 				}
 		printf("%s %d %s%s (%ld runs, %ld bad)\n", bad ? "not ok" : "ok", ++t,
-		       cases[k].name, fused ? ", fused (no pre-copy)" : "", runs, bad);
+		       cases[k].name, how[mode], runs, bad);
 		fails += !!bad;
 	}
 	{

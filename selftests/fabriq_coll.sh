@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 30
+ktap_plan 32
 fq_require jq sysctl pkill tcpdump
 fq_load_fabriq || ktap_bail "cannot load fabriq"
 fq_ranks_up 8 || ktap_bail "cannot set up 8 local ranks"
@@ -106,6 +106,26 @@ check_true "... at most half as many send completions as sends (64 sends or more
 	test "${sent:-0}" -ge 64 -a "$((${cqes:-0} * 2))" -le "${sent:-0}"
 pkill -f -- '--port 19350'
 wait
+
+# No step barrier (pipe.c): a 2-rank ring allreduce of 4 MiB is two steps
+# of 32 messages; step 1 forwards what step 0 reduced as soon as it is
+# placed, while step 0's last sends are still in flight.  debugfs
+# "pipeline" counts the steps that moved before the one before them was
+# done (the step-by-step engine: never).
+fq bench allreduce --ranks 2 --peers 198.19.0.1,198.19.0.2 --algo ring -b 4M -e 4M -n 100000 \
+	-c 0 --port 19360 --id 0xb1be >/dev/null 2>&1 &
+wait_for 30 sh -c "$FQ_CLI comm show id 0xb1be | grep -c 'state ready' | grep -qx 2"
+wait_for 30 sh -c "awk '\$1 == \"steps_run\" && \$2 >= 20 { ok = 1 } END { exit !ok }' \
+	$FQ_DBG/comms/b1be-r0/pipeline"
+pipeline=$(cat "$FQ_DBG/comms/b1be-r0/pipeline")
+ktap_diag "ring allreduce 4 MiB, rank 0: $(echo "$pipeline" | head -2 | xargs)"
+echo "$pipeline" | sed -n '3,$p' | while read -r line; do ktap_diag "  $line"; done
+pkill -f -- '--port 19360'
+wait
+check_true "... steps overlap: some step moved while the one before it ran" \
+	test "$(echo "$pipeline" | awk '$1 == "steps_overlapped" { print $2 }')" -gt 0
+check_eq "... in order: each step admitted, moved and done no earlier than the one before" "" \
+	"$(echo "$pipeline" | awk '/^[0-9]/ { if (n && ($2 < a || $4 < d)) print; a = $2; d = $4; n++ }')"
 check_match "bench names a bad type and the valid ones" \
 	"bench: -d: 'float8' is not valid \(valid: int8, uint8" \
 	"$(fq bench allreduce --ranks 2 -d float8 2>&1)"

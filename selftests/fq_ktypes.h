@@ -14,4 +14,5 @@ typedef uint64_t u64;
 typedef int64_t s64;
 #define min(a, b)	((a) < (b) ? (a) : (b))
 #define max(a, b)	((a) > (b) ? (a) : (b))
+#define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #endif

@@ -232,47 +232,33 @@ static void fq_op_finish(struct fq_comm *comm, struct fq_op *op, u64 blk)
 
 /* ---- the engine ---- */
 
-struct fq_xstate {
-	u64 nmsg;	/* messages of this transfer */
-	u64 msgs;	/* sent (copied out) or placed */
-	bool input;	/* its work bytes still stand for the input (coll_fresh.c) */
-};
-
 static void *fq_xbuf(struct fq_op *op, const struct fq_xfer *x)
 {
 	return x->buf == FQ_BUF_SRC ? op->src : op->work;
 }
 
-static u32 fq_msg_len(const struct fq_xfer *x, u64 m, u32 chunk)
+/* The sends' completions so far, into the pipe's view of step @a (pipe.c). */
+static void fq_op_sync_freed(struct fq_op *op, u32 a)
 {
-	return (u32)min_t(u64, chunk, x->len - m * chunk);
+	struct fq_pipe_step *ps = fq_pipe_at(&op->pipe, a);
+	const struct fq_ack *acked = op->acked[fq_pipe_slot(&op->pipe, a)];
+	u32 i;
+
+	for (i = 0; i < ps->st.n; i++)
+		if (ps->st.x[i].op == FQ_X_SEND)
+			ps->xs[i].freed = READ_ONCE(acked[i].prefix);
 }
 
 /*
- * Would receive @i placing [off, off + len) overwrite a byte a send of this
- * step has not finished with (copied out, or for zero-copy completed)?  A
- * send that forwards what @i receives does not count.
+ * How long step @a waited for a peer whose data is now all in: since it
+ * was admitted or the step before it ended, whichever came later.  Data
+ * that came while an earlier step still ran was not waited for.
  */
-static bool fq_unsent_overlap(struct fq_comm *comm, struct fq_op *op, const struct fq_step *st,
-			      const struct fq_xstate *xs, u32 i, u64 off, u64 len)
+static u64 fq_op_step_waited(struct fq_op *op, u32 a)
 {
-	u64 copied, a, b;
-	u32 j;
+	u64 from = max(op->clock[fq_pipe_slot(&op->pipe, a)].admit_ns, op->last_done_ns);
 
-	for (j = 0; j < st->n; j++) {
-		const struct fq_xfer *s = &st->x[j];
-
-		/* a send from the input reads no byte a receive writes */
-		if (s->op != FQ_X_SEND || s->buf != st->x[i].buf || s->dep == (s8)i ||
-		    xs[j].input || READ_ONCE(op->acked[j].prefix) == xs[j].nmsg)
-			continue;
-		copied = min_t(u64, s->len, READ_ONCE(op->acked[j].prefix) * comm->chunk);
-		a = s->off + copied;
-		b = s->off + s->len;
-		if (a < off + len && off < b)
-			return true;
-	}
-	return false;
+	return a ? 0 : ktime_get_ns() - from;
 }
 
 /*
@@ -300,22 +286,25 @@ static const struct fq_dmamap *fq_op_dmamap(struct fq_comm *comm, struct fq_op *
 	return NULL;
 }
 
-static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, const struct fq_step *st,
-			struct fq_xstate *xs, u32 i, bool *progress)
+/* Send @i of the @a-th step in flight builds what it may, and posts it. */
+static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i, bool *progress)
 {
-	const struct fq_xfer *x = &st->x[i];
+	struct fq_pipe *p = &op->pipe;
+	struct fq_pipe_step *ps = fq_pipe_at(p, a);
+	const struct fq_xfer *x = &ps->st.x[i];
+	struct fq_xstate *xs = &ps->xs[i];
+	struct fq_ack *ack = &op->acked[fq_pipe_slot(p, a)][i];
 	struct fq_peer *peer = &comm->peers[x->peer];
-	const void *from = xs[i].input ? fq_fresh_src(&op->fresh, x->off) : fq_xbuf(op, x) + x->off;
+	const void *from = xs->input ? fq_fresh_src(&op->fresh, x->off) : fq_xbuf(op, x) + x->off;
 	/* only zero-copy sends read the buffer through the device */
 	const struct fq_dmamap *map = comm->zero_copy && x->len >= FQ_ZC_MIN_BYTES ?
 				      fq_op_dmamap(comm, op, from) : NULL;
 	struct fq_conn *conn;
 	int err = 0, post;
 	u32 len, c;
+	u64 off;
 
-	while (xs[i].msgs < xs[i].nmsg) {
-		if (x->dep >= 0 && xs[x->dep].msgs <= xs[i].msgs)
-			break;
+	while (fq_pipe_send_ready(p, a, i)) {
 		conn = peer->ch[peer->send_seq % comm->nch];
 		if (fq_cm_closed(conn)) {
 			err = -ECONNRESET;
@@ -323,15 +312,14 @@ static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, const struct fq_
 		}
 		if (!fq_cm_can_send(conn))
 			break;
-		len = fq_msg_len(x, xs[i].msgs, comm->chunk);
-		err = fq_cm_send(conn, from + xs[i].msgs * comm->chunk, len, map, &op->acked[i],
-				 xs[i].msgs);
+		fq_pipe_msg(p, x, xs->msgs, &off, &len);
+		err = fq_cm_send(conn, from + (off - x->off), len, map, ack, xs->msgs);
 		if (err)
 			break;
 		peer->send_seq++;
 		peer->tx_bytes += len;
 		atomic64_add(len, &comm->bytes);
-		xs[i].msgs++;
+		xs->msgs++;
 		*progress = true;
 	}
 	/* what was built goes out, one chain per channel, error or not */
@@ -342,10 +330,13 @@ static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, const struct fq_
 	return err;
 }
 
-static int fq_pump_recv(struct fq_comm *comm, struct fq_op *op, const struct fq_step *st,
-			struct fq_xstate *xs, u32 i, bool *progress)
+/* Receive @i of the @a-th step in flight places (copies or reduces) what it may. */
+static int fq_pump_recv(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i, bool *progress)
 {
-	const struct fq_xfer *x = &st->x[i];
+	struct fq_pipe *p = &op->pipe;
+	struct fq_pipe_step *ps = fq_pipe_at(p, a);
+	const struct fq_xfer *x = &ps->st.x[i];
+	struct fq_xstate *xs = &ps->xs[i];
 	struct fq_peer *peer = &comm->peers[x->peer];
 	u32 op_eff = op->req.redop == FABRIQ_OP_AVG ? FABRIQ_OP_SUM : op->req.redop;
 	u32 es = fq_dtype_size(op->req.dtype);
@@ -355,11 +346,7 @@ static int fq_pump_recv(struct fq_comm *comm, struct fq_op *op, const struct fq_
 	u64 off;
 	int err;
 
-	/* messages from one peer are placed in the step's order */
-	for (j = 0; j < i; j++)
-		if (st->x[j].op != FQ_X_SEND && st->x[j].peer == x->peer && xs[j].msgs < xs[j].nmsg)
-			return 0;
-	while (xs[i].msgs < xs[i].nmsg) {
+	while (fq_pipe_recv_ready(p, a, i)) {
 		conn = peer->ch[peer->recv_seq % comm->nch];
 		if (fq_cm_peek(conn, &data, &len)) {
 			err = fq_cm_closed(conn);
@@ -367,16 +354,13 @@ static int fq_pump_recv(struct fq_comm *comm, struct fq_op *op, const struct fq_
 				return err;
 			break;
 		}
-		want = fq_msg_len(x, xs[i].msgs, comm->chunk);
+		fq_pipe_msg(p, x, xs->msgs, &off, &want);
 		if (len != want)
 			return -EPROTO;
-		off = x->off + xs[i].msgs * comm->chunk;
-		if (fq_unsent_overlap(comm, op, st, xs, i, off, want))
-			break;
 		dst = fq_xbuf(op, x) + off;
 		if (x->op == FQ_X_RECV)
 			memcpy(dst, data, want);
-		else if (xs[i].input)	/* fused: the first reduction reads the input */
+		else if (xs->input)	/* fused: the first reduction reads the input */
 			fq_reduce_to(op->req.dtype, op_eff, dst, fq_fresh_src(&op->fresh, off),
 				     data, want / es);
 		else
@@ -386,10 +370,10 @@ static int fq_pump_recv(struct fq_comm *comm, struct fq_op *op, const struct fq_
 			return err;
 		peer->recv_seq++;
 		peer->rx_bytes += want;
-		xs[i].msgs++;
+		xs->msgs++;
 		*progress = true;
-		if (xs[i].msgs == xs[i].nmsg)
-			fq_stats_step_wait(comm, peer, x->len);
+		if (xs->msgs == xs->nmsg)
+			fq_stats_step_wait(comm, peer, ps->k, fq_op_step_waited(op, a), x->len);
 	}
 	/* credits that could not go out with a full send queue */
 	for (j = 0; j < comm->nch; j++) {
@@ -400,30 +384,82 @@ static int fq_pump_recv(struct fq_comm *comm, struct fq_op *op, const struct fq_
 	return 0;
 }
 
-/* One pass over the step's transfers.  Return: 1 when all are done, 0, or -errno. */
-static int fq_step_pass(struct fq_comm *comm, struct fq_op *op, const struct fq_step *st,
-			struct fq_xstate *xs, bool *progress)
+/*
+ * The @a-th step in flight moved: the first time, note when, and whether
+ * a step before it was still running then (the steps overlap).
+ */
+static void fq_op_step_moved(struct fq_op *op, u32 a)
 {
-	bool all = true;
-	u32 i;
+	struct fq_step_clock *clk = &op->clock[fq_pipe_slot(&op->pipe, a)];
+	u32 b;
+
+	if (clk->first_ns)
+		return;
+	clk->first_ns = ktime_get_ns();
+	for (b = 0; b < a && !clk->overlapped; b++) {
+		fq_op_sync_freed(op, b);
+		clk->overlapped = !fq_pipe_step_done(fq_pipe_at(&op->pipe, b));
+	}
+}
+
+/* One pass over every step in flight.  Return: 0 or -errno. */
+static int fq_op_pass(struct fq_comm *comm, struct fq_op *op, bool *progress)
+{
+	struct fq_pipe *p = &op->pipe;
+	struct fq_pipe_step *ps;
+	bool moved;
+	u32 a, i;
 	int err;
 
 	down_read(&comm->hw_rwsem);
 	err = READ_ONCE(comm->err);
 	if (!err && comm->hw_gone)
 		err = -ENODEV;
-	for (i = 0; !err && i < st->n; i++) {
-		if (st->x[i].op == FQ_X_SEND) {
-			err = fq_pump_send(comm, op, st, xs, i, progress);
-			/* the pages are the caller's until the sends complete */
-			all &= READ_ONCE(op->acked[i].prefix) == xs[i].nmsg;
-		} else {
-			err = fq_pump_recv(comm, op, st, xs, i, progress);
-			all &= xs[i].msgs == xs[i].nmsg;
+	for (a = 0; !err && a < p->n; a++) {
+		ps = fq_pipe_at(p, a);
+		moved = false;
+		fq_op_sync_freed(op, a);
+		for (i = 0; !err && i < ps->st.n; i++)
+			err = ps->st.x[i].op == FQ_X_SEND ? fq_pump_send(comm, op, a, i, &moved) :
+			      fq_pump_recv(comm, op, a, i, &moved);
+		if (moved) {
+			fq_op_step_moved(op, a);
+			*progress = true;
 		}
 	}
 	up_read(&comm->hw_rwsem);
-	return err ? err : all;
+	return err;
+}
+
+/*
+ * Retire the steps that are done, oldest first, and admit the next ones.
+ * Return: true if a step was retired.
+ */
+static bool fq_op_turn(struct fq_comm *comm, struct fq_op *op)
+{
+	struct fq_pipe *p = &op->pipe;
+	struct fq_step_clock *clk;
+	bool retired = false;
+	u32 slot;
+
+	while (p->n) {
+		fq_op_sync_freed(op, 0);
+		if (!fq_pipe_step_done(fq_pipe_at(p, 0)))
+			break;
+		clk = &op->clock[fq_pipe_slot(p, 0)];
+		op->last_done_ns = ktime_get_ns();
+		fq_stats_step_done(comm, fq_pipe_at(p, 0)->k, clk, op->last_done_ns);
+		fq_pipe_retire(p);
+		retired = true;
+	}
+	for (slot = fq_pipe_slot(p, p->n); fq_pipe_admit(p); slot = fq_pipe_slot(p, p->n)) {
+		memset(op->acked[slot], 0, sizeof(op->acked[slot]));
+		/* debugfs fault knob: this rank is slow to start each step */
+		if (READ_ONCE(comm->fault_delay_us))
+			fsleep(min_t(u32, READ_ONCE(comm->fault_delay_us), USEC_PER_SEC));
+		op->clock[slot] = (struct fq_step_clock){ .admit_ns = ktime_get_ns() };
+	}
+	return retired;
 }
 
 static unsigned int busy_poll_us = 200;
@@ -459,46 +495,42 @@ static bool fq_busy_poll(struct fq_comm *comm, u64 seen)
 	return false;
 }
 
-/* Does the step wait on a send (to go out, or to complete)? */
-static bool fq_step_waits_tx(struct fq_op *op, const struct fq_step *st,
-			     const struct fq_xstate *xs)
+/* Does a step in flight wait on a send (to go out, or to complete)? */
+static bool fq_op_waits_tx(struct fq_op *op)
 {
-	u32 i;
+	struct fq_pipe *p = &op->pipe;
+	struct fq_pipe_step *ps;
+	u32 a, i;
 
-	for (i = 0; i < st->n; i++)
-		if (st->x[i].op == FQ_X_SEND && READ_ONCE(op->acked[i].prefix) < xs[i].nmsg)
-			return true;
+	for (a = 0; a < p->n; a++) {
+		ps = fq_pipe_at(p, a);
+		for (i = 0; i < ps->st.n; i++)
+			if (ps->st.x[i].op == FQ_X_SEND &&
+			    READ_ONCE(op->acked[fq_pipe_slot(p, a)][i].prefix) < ps->xs[i].nmsg)
+				return true;
+	}
 	return false;
 }
 
-static int fq_run_step(struct fq_comm *comm, struct fq_op *op, const struct fq_step *st)
+/* Run the schedule's steps, up to FQ_PIPE_DEPTH of them at once (pipe.c). */
+static int fq_op_run_steps(struct fq_comm *comm, struct fq_op *op)
 {
-	struct fq_xstate xs[FQ_STEP_MAX];
 	unsigned long deadline = jiffies + comm->op_timeout;
 	bool progress, quiet_tx;
 	u64 seen;
 	long left;
-	u32 i;
-	int ret;
+	int err;
 
-	/* debugfs fault knob: this rank is slow to start each step */
-	if (READ_ONCE(comm->fault_delay_us))
-		fsleep(min_t(u32, READ_ONCE(comm->fault_delay_us), USEC_PER_SEC));
-	comm->step_t0 = ktime_get_ns();
-	for (i = 0; i < st->n; i++) {
-		xs[i].nmsg = st->x[i].len ? DIV_ROUND_UP_ULL(st->x[i].len, comm->chunk) : 1;
-		xs[i].msgs = 0;
-		xs[i].input = fq_fresh_xfer_begin(&op->fresh, &st->x[i]);
-		op->acked[i].prefix = 0;
-		op->acked[i].window = 0;
-	}
-	for (;;) {
+	fq_pipe_init(&op->pipe, &op->sched, &op->fresh, comm->chunk);
+	op->last_done_ns = 0;
+	fq_op_turn(comm, op);
+	while (op->pipe.n) {
 		seen = READ_ONCE(comm->events);
 		progress = false;
-		ret = fq_step_pass(comm, op, st, xs, &progress);
-		if (ret)
-			return ret < 0 ? ret : 0;
-		if (progress) {
+		err = fq_op_pass(comm, op, &progress);
+		if (err)
+			return err;
+		if (fq_op_turn(comm, op) || progress) {
 			deadline = jiffies + comm->op_timeout;
 			cond_resched();
 			continue;
@@ -510,7 +542,7 @@ static int fq_run_step(struct fq_comm *comm, struct fq_op *op, const struct fq_s
 			return -ETIMEDOUT;
 		/* a tenth of a second at most: a closed peer is judged by time */
 		/* send completions wake it only when it waits on a send (on by default) */
-		quiet_tx = !fq_step_waits_tx(op, st, xs);
+		quiet_tx = !fq_op_waits_tx(op);
 		if (quiet_tx)
 			fq_cm_tx_wake(comm, false);
 		left = wait_event_interruptible_timeout(comm->wq,
@@ -522,25 +554,19 @@ static int fq_run_step(struct fq_comm *comm, struct fq_op *op, const struct fq_s
 		if (left < 0)
 			return -EINTR;
 	}
+	return 0;
 }
 
 static int fq_coll_run(struct fq_comm *comm, struct fq_op *op)
 {
 	u64 blk = op->sched.count * op->sched.esize;
-	struct fq_step st;
-	u32 k;
 	int err = 0;
 
 	fq_op_prepare(comm, op, blk);
 	fq_stats_op_start(comm, op);
 	/* a zero-byte call moves nothing on any rank; a barrier always syncs */
 	if (blk || op->req.coll == FABRIQ_COLL_BARRIER)
-		for (k = 0; !err && fq_sched_step(&op->sched, k, &st); k++) {
-			comm->step_k = k;
-			err = fq_run_step(comm, op, &st);
-			if (!err)
-				fq_fresh_step_done(&op->fresh, &st);
-		}
+		err = fq_op_run_steps(comm, op);
 	if (!err)
 		fq_op_finish(comm, op, blk);
 	return err;

@@ -249,11 +249,14 @@ bool fq_fresh_xfer_begin(struct fq_fresh *f, const struct fq_xfer *x)
 }
 
 /**
- * fq_fresh_step_done() - step @st ended: what its receives wrote is written
+ * fq_fresh_step_writes() - step @st is admitted: what its receives write
+ * counts as written from now (pipe.c)
  * @f: the operation's
- * @st: the step
+ * @st: the step, whose transfers fq_fresh_xfer_begin() has seen
+ *
+ * A later step reads those bytes from the work buffer, once placed.
  */
-void fq_fresh_step_done(struct fq_fresh *f, const struct fq_step *st)
+void fq_fresh_step_writes(struct fq_fresh *f, const struct fq_step *st)
 {
 	u32 i;
 

@@ -46,7 +46,7 @@ void fq_fresh_written(struct fq_fresh *f, u64 off, u64 len);
 
 bool fq_fresh_window(const struct fq_sched *s, u64 *lo, u64 *len);
 bool fq_fresh_xfer_begin(struct fq_fresh *f, const struct fq_xfer *x);
-void fq_fresh_step_done(struct fq_fresh *f, const struct fq_step *st);
+void fq_fresh_step_writes(struct fq_fresh *f, const struct fq_step *st);
 void fq_fresh_finish(struct fq_fresh *f, const struct fq_sched *s, bool work_is_output);
 
 #endif /* _FABRIQ_COLL_FRESH_H */

@@ -29,6 +29,7 @@
 
 #include "algo.h"
 #include "coll_fresh.h"
+#include "pipe.h"
 #include "qos/qos_path.h"
 #include "telemetry/telemetry.h"
 
@@ -261,6 +262,37 @@ struct fq_step_rec {
 	u64 bytes;
 };
 
+/*
+ * one step of the last operation, in ns since the operation started:
+ * admitted, first moved (0: never), done; @overlapped: it moved while a
+ * step before it still ran
+ */
+struct fq_step_time {
+	u32 step;
+	bool overlapped;
+	u64 admit_ns;
+	u64 first_ns;
+	u64 done_ns;
+};
+
+/**
+ * struct fq_op_timeline - when the steps of one operation ran
+ * @seq: the operation; 0: none
+ * @coll: its type
+ * @complete: it ended well
+ * @t0_ns: when it started running (ktime ns)
+ * @n: entries in @t
+ * @t: its steps (at most FQ_STEP_LOG)
+ */
+struct fq_op_timeline {
+	u64 seq;
+	u8 coll;
+	bool complete;
+	u64 t0_ns;
+	u32 n;
+	struct fq_step_time t[FQ_STEP_LOG];
+};
+
 /**
  * struct fq_comm_stats - a communicator's operation timing
  * @hist: per enum fabriq_coll_type, log2 buckets of operation times (ns)
@@ -273,6 +305,11 @@ struct fq_step_rec {
  * @steps_dropped: waits of the last operation that did not fit
  * @steps_seq: the last operation's sequence number
  * @steps_coll: and its type
+ * @timeline: the steps' timing of the running operation and of the one
+ *	before, so that the last one done can always be shown
+ * @tcur: the running (or last) operation's entry in @timeline
+ * @steps_run: steps every operation ran, since the communicator was made
+ * @steps_overlapped: of those, the ones that moved while an earlier one ran
  */
 struct fq_comm_stats {
 	u64 hist[__FABRIQ_COLL_MAX][FABRIQ_HIST_BUCKETS];
@@ -285,6 +322,10 @@ struct fq_comm_stats {
 	u32 steps_dropped;
 	u64 steps_seq;
 	u8 steps_coll;
+	struct fq_op_timeline timeline[2];
+	u8 tcur;
+	u64 steps_run;
+	u64 steps_overlapped;
 };
 
 enum fq_comm_state {
@@ -452,6 +493,18 @@ enum fq_input_place {
 };
 
 /**
+ * struct fq_step_clock - the timing of one step in flight (ktime ns)
+ * @admit_ns: admitted (pipe.c)
+ * @first_ns: its first message built or placed; 0: none yet
+ * @overlapped: a step before it was still running then
+ */
+struct fq_step_clock {
+	u64 admit_ns;
+	u64 first_ns;
+	bool overlapped;
+};
+
+/**
  * struct fq_op - one collective call
  * @list: entry on fq_comm.ops
  * @req: the call, as submitted
@@ -465,8 +518,13 @@ enum fq_input_place {
  * @input: where the input lies against @work's input window
  * @status: the result
  * @done: completed by the engine (synchronous calls)
- * @acked: per transfer of the running step, the sends done with
- *         (here, not on the engine's stack: completions may come late)
+ * @pipe: the steps in flight (pipe.c)
+ * @acked: per step in flight (by its slot in @pipe) and transfer, the
+ *         sends done with (here, not on the engine's stack: completions
+ *         may come late)
+ * @clock: per step in flight, when it was admitted, first moved, and
+ *         whether an earlier step was still running then
+ * @last_done_ns: when the last step retired ended
  */
 struct fq_op {
 	struct list_head list;
@@ -483,7 +541,10 @@ struct fq_op {
 	enum fq_input_place input;
 	int status;
 	struct completion done;
-	struct fq_ack acked[FQ_STEP_MAX];
+	struct fq_pipe pipe;
+	struct fq_ack acked[FQ_PIPE_DEPTH][FQ_STEP_MAX];
+	struct fq_step_clock clock[FQ_PIPE_DEPTH];
+	u64 last_done_ns;
 };
 
 /**
@@ -547,8 +608,6 @@ struct fq_op {
  * @own: the port's counters of fabriq's own traffic (enum fq_own_ctr)
  * @stats_lock: protects @stats and the step-wait fields of the peers
  * @stats: operation timing
- * @step_t0: when the running step started (the engine's)
- * @step_k: its number
  * @fault_delay_us: debugfs fault knob: sleep this long before each step
  * @slow_scratch: room to sort the peers' waits (slow-peer detector)
  * @regs: the user buffers pinned for its calls (regcache.c)
@@ -615,8 +674,6 @@ struct fq_comm {
 	atomic64_t *own;
 	spinlock_t stats_lock;		/* see above */
 	struct fq_comm_stats stats;
-	u64 step_t0;
-	u32 step_k;
 	u32 fault_delay_us;
 	u64 *slow_scratch;
 	struct fq_regcache regs;
@@ -662,7 +719,10 @@ void fq_debugfs_comm_del(struct fq_comm *comm);
 
 /* comm_stats.c */
 void fq_stats_op_start(struct fq_comm *comm, struct fq_op *op);
-void fq_stats_step_wait(struct fq_comm *comm, struct fq_peer *peer, u64 bytes);
+void fq_stats_step_wait(struct fq_comm *comm, struct fq_peer *peer, u32 k, u64 wait,
+			u64 bytes);
+void fq_stats_step_done(struct fq_comm *comm, u32 k, const struct fq_step_clock *clk, u64 now);
+void fq_stats_show_pipeline(struct seq_file *s, struct fq_comm *comm);
 void fq_stats_op_done(struct fq_comm *comm, struct fq_op *op, u64 ns);
 void fq_stats_hist_pct(const u64 *hist, u64 count, u64 *p50, u64 *p99, u64 *p999);
 void fq_stats_show_hist(struct seq_file *s, struct fq_comm *comm);

@@ -16,6 +16,10 @@
  *                                mean, p50/p99/p99.9 and the log2 buckets
  *   comms/<id>-r<rank>/steps     the last operation: per step and peer, how
  *                                long the step waited for that peer's data
+ *   comms/<id>-r<rank>/pipeline  steps run and steps that overlapped the
+ *                                one before (pipe.c) since creation; the
+ *                                last operation's steps: admitted, first
+ *                                move, done (ns since it started)
  *   comms/<id>-r<rank>/regcache  the registration cache: entries, hits,
  *                                misses, invalidations; one line per
  *                                buffer (range, users, handle, stale)
@@ -134,6 +138,13 @@ static int fq_comm_steps_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(fq_comm_steps);
 
+static int fq_comm_pipeline_show(struct seq_file *s, void *unused)
+{
+	fq_stats_show_pipeline(s, s->private);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(fq_comm_pipeline);
+
 static int fq_comm_regcache_show(struct seq_file *s, void *unused)
 {
 	struct fq_comm *comm = s->private;
@@ -189,6 +200,7 @@ void fq_debugfs_comm_add(struct fq_comm *comm)
 	debugfs_create_file("peers", 0444, comm->dbg_dir, comm, &fq_comm_peers_fops);
 	debugfs_create_file("histogram", 0444, comm->dbg_dir, comm, &fq_comm_histogram_fops);
 	debugfs_create_file("steps", 0444, comm->dbg_dir, comm, &fq_comm_steps_fops);
+	debugfs_create_file("pipeline", 0444, comm->dbg_dir, comm, &fq_comm_pipeline_fops);
 	debugfs_create_file("regcache", 0400, comm->dbg_dir, comm, &fq_comm_regcache_fops);
 	/* fault injection: sleep this many microseconds before each step */
 	debugfs_create_u32("fault_delay_us", 0600, comm->dbg_dir, &comm->fault_delay_us);

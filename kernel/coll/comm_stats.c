@@ -2,8 +2,9 @@
 /*
  * comm_stats.c - the timing of a communicator's own work: a log2 histogram
  * of operation times per collective, how long each step waited for each
- * peer, and the slow-peer detector that runs on those waits after every
- * operation.
+ * peer, when each step ran (and whether it overlapped the one before:
+ * pipe.c), and the slow-peer detector that runs on those waits after
+ * every operation.
  *
  * The engine (serialised by fq_comm.run_lock) is the only writer; readers
  * (netlink, debugfs) take fq_comm.stats_lock.
@@ -37,22 +38,28 @@ void fq_stats_op_start(struct fq_comm *comm, struct fq_op *op)
 	}
 	comm->stats.nsteps = 0;
 	comm->stats.steps_dropped = 0;
+	comm->stats.tcur ^= 1;
+	comm->stats.timeline[comm->stats.tcur] = (struct fq_op_timeline){
+		.seq = op->seq, .coll = op->req.coll, .t0_ns = ktime_get_ns(),
+	};
 	comm->stats.steps_seq = op->seq;
 	comm->stats.steps_coll = op->req.coll;
 	spin_unlock_bh(&comm->stats_lock);
 }
 
 /**
- * fq_stats_step_wait() - the running step now has all of a peer's data
+ * fq_stats_step_wait() - a step in flight now has all of a peer's data
  * @comm: the communicator
  * @peer: the peer
+ * @k: the step
+ * @wait: how long it waited for it (ns)
  * @bytes: what the step received from it
  *
  * Context: the engine, run_lock held.
  */
-void fq_stats_step_wait(struct fq_comm *comm, struct fq_peer *peer, u64 bytes)
+void fq_stats_step_wait(struct fq_comm *comm, struct fq_peer *peer, u32 k, u64 wait,
+			u64 bytes)
 {
-	u64 wait = ktime_get_ns() - comm->step_t0;
 	struct fq_comm_stats *st = &comm->stats;
 
 	spin_lock_bh(&comm->stats_lock);
@@ -63,10 +70,43 @@ void fq_stats_step_wait(struct fq_comm *comm, struct fq_peer *peer, u64 bytes)
 	peer->op_seen = true;
 	if (st->nsteps < FQ_STEP_LOG)
 		st->steps[st->nsteps++] = (struct fq_step_rec) {
-			.step = comm->step_k, .peer = peer->rank, .wait_ns = wait, .bytes = bytes,
+			.step = k, .peer = peer->rank, .wait_ns = wait, .bytes = bytes,
 		};
 	else
 		st->steps_dropped++;
+	spin_unlock_bh(&comm->stats_lock);
+}
+
+/* ns since the operation started, of a ktime ns @t (0 stays 0: never) */
+static u64 fq_stats_since(const struct fq_op_timeline *tl, u64 t)
+{
+	return t ? t - min(t, tl->t0_ns) : 0;
+}
+
+/**
+ * fq_stats_step_done() - step @k of the running operation is done
+ * @comm: the communicator
+ * @k: the step
+ * @clk: its timing
+ * @now: when it was found done (ktime ns)
+ *
+ * Context: the engine, run_lock held.
+ */
+void fq_stats_step_done(struct fq_comm *comm, u32 k, const struct fq_step_clock *clk, u64 now)
+{
+	struct fq_comm_stats *st = &comm->stats;
+	struct fq_op_timeline *tl = &st->timeline[st->tcur];
+
+	spin_lock_bh(&comm->stats_lock);
+	st->steps_run++;
+	st->steps_overlapped += clk->overlapped;
+	if (tl->n < FQ_STEP_LOG)
+		tl->t[tl->n++] = (struct fq_step_time) {
+			.step = k, .overlapped = clk->overlapped,
+			.admit_ns = fq_stats_since(tl, clk->admit_ns),
+			.first_ns = fq_stats_since(tl, clk->first_ns),
+			.done_ns = fq_stats_since(tl, now),
+		};
 	spin_unlock_bh(&comm->stats_lock);
 }
 
@@ -149,6 +189,7 @@ void fq_stats_op_done(struct fq_comm *comm, struct fq_op *op, u64 ns)
 	u32 c = op->req.coll, b = ns ? ilog2(ns) : 0, r;
 
 	spin_lock_bh(&comm->stats_lock);
+	st->timeline[st->tcur].complete = true;
 	st->hist[c][b]++;
 	st->min_ns[c] = st->count[c] ? min(st->min_ns[c], ns) : ns;
 	st->max_ns[c] = max(st->max_ns[c], ns);
@@ -243,6 +284,39 @@ void fq_stats_show_steps(struct seq_file *s, struct fq_comm *comm)
 		seq_printf(s, "%-4u %-6u %12llu %12llu\n", st->steps[i].step, st->steps[i].peer,
 			   st->steps[i].wait_ns, st->steps[i].bytes);
 	kfree(st);
+}
+
+/**
+ * fq_stats_show_pipeline() - debugfs "pipeline": when each step of the
+ * last operation ran, and how many steps overlapped the one before
+ * @s: the seq_file
+ * @comm: the communicator
+ */
+void fq_stats_show_pipeline(struct seq_file *s, struct fq_comm *comm)
+{
+	struct fq_op_timeline *tl = kmalloc(sizeof(*tl), GFP_KERNEL);
+	struct fq_comm_stats *st = &comm->stats;
+	const struct fq_step_time *t;
+	u64 run, overlapped;
+	u32 i;
+
+	if (!tl)
+		return;
+	spin_lock_bh(&comm->stats_lock);
+	/* the last operation that ended well: the running one's steps are not all in */
+	*tl = st->timeline[st->timeline[st->tcur].complete ? st->tcur : st->tcur ^ 1];
+	run = st->steps_run;
+	overlapped = st->steps_overlapped;
+	spin_unlock_bh(&comm->stats_lock);
+	seq_printf(s, "steps_run %llu\nsteps_overlapped %llu\n", run, overlapped);
+	seq_printf(s, "# op %llu %s, ns since it started: step admitted first_move done overlapped\n",
+		   tl->seq, tl->complete ? fq_coll_names[tl->coll] : "-");
+	for (i = 0; tl->complete && i < tl->n; i++) {
+		t = &tl->t[i];
+		seq_printf(s, "%-4u %12llu %12llu %12llu %s\n", t->step, t->admit_ns, t->first_ns,
+			   t->done_ns, t->overlapped ? "yes" : "no");
+	}
+	kfree(tl);
 }
 
 /**
