@@ -73,6 +73,23 @@ static struct msg *q_pop(int from, int to)
 	return m;
 }
 
+/*
+ * Receive @x places @len received bytes at work offset @off: copied, or
+ * added (fused: the first reduction reads the input, @input).
+ */
+static void land(struct rank *R, const struct fq_xfer *x, bool input, uint64_t off,
+		 const unsigned char *data, uint64_t len)
+{
+	uint64_t j, a, b;
+
+	for (j = 0; j < len / 8; j++) {
+		memcpy(&a, input ? fq_fresh_src(&R->fresh, off + 8 * j) : R->work + off + 8 * j, 8);
+		memcpy(&b, data + 8 * j, 8);
+		a = x->op == FQ_X_RECV_REDUCE ? a + b : b;
+		memcpy(R->work + off + 8 * j, &a, 8);
+	}
+}
+
 /* run one rank as far as it can; returns 1 if it moved */
 static int advance(struct rank *R, int me)
 {
@@ -113,7 +130,6 @@ static int advance(struct rank *R, int me)
 		for (i = 0; i < (int)R->st.n; i++) {
 			struct fq_xfer *x = &R->st.x[i];
 			struct msg *m;
-			uint64_t j;
 
 			if (x->op == FQ_X_SEND || R->xdone[i])
 				continue;
@@ -126,16 +142,7 @@ static int advance(struct rank *R, int me)
 				       (unsigned long long)x->len);
 				exit(1);
 			}
-			for (j = 0; j < x->len / 8; j++) {
-				uint64_t a, b;
-
-				/* fused: the first reduction reads the input */
-				memcpy(&a, R->input[i] ? fq_fresh_src(&R->fresh, x->off + 8 * j) :
-				       R->work + x->off + 8 * j, 8);
-				memcpy(&b, m->data + 8 * j, 8);
-				a = x->op == FQ_X_RECV_REDUCE ? a + b : b;
-				memcpy(R->work + x->off + 8 * j, &a, 8);
-			}
+			land(R, x, R->input[i], x->off, m->data, x->len);
 			free(m);
 			R->xdone[i] = 1;
 			moved = 1;
@@ -214,7 +221,7 @@ static int pipe_place(struct rank *R, int me, uint32_t a, uint32_t i)
 	struct fq_xfer *x = &ps->st.x[i];
 	struct fq_xstate *xs = &ps->xs[i];
 	struct zmsg *m = z_head[x->peer][me];
-	uint64_t off, j;
+	uint64_t off;
 	uint32_t len;
 
 	fq_pipe_msg(p, x, xs->msgs, &off, &len);
@@ -223,15 +230,7 @@ static int pipe_place(struct rank *R, int me, uint32_t a, uint32_t i)
 		       (unsigned long long)m->len, x->peer, len);
 		exit(1);
 	}
-	for (j = 0; j < len / 8; j++) {
-		uint64_t v, w;
-
-		memcpy(&v, xs->input ? fq_fresh_src(&R->fresh, off + 8 * j) :
-		       R->work + off + 8 * j, 8);
-		memcpy(&w, m->data + 8 * j, 8);
-		v = x->op == FQ_X_RECV_REDUCE ? v + w : w;
-		memcpy(R->work + off + 8 * j, &v, 8);
-	}
+	land(R, x, xs->input, off, m->data, len);
 	z_head[x->peer][me] = m->next;
 	if (!m->next)
 		z_tail[x->peer][me] = &z_head[x->peer][me];

@@ -10,10 +10,10 @@
  * workqueue's pool does).  A synchronous call that finds nothing queued runs in the
  * caller's own context instead (two thread switches fewer per call);
  * run_lock keeps the two from running calls at the same time.
- * Within a step every transfer is cut into chunk-sized messages and all
- * of them are kept moving at once, up to the credits: sends are copied
- * out as credits allow, each message received is reduced or copied into
- * place as soon as no unsent byte of the same step would be overwritten.
+ * Every transfer is cut into chunk-sized messages and all of them are
+ * kept moving at once, up to the credits, with two steps in flight: each
+ * message is sent, or received and reduced or copied into place, as soon
+ * as the bytes it touches are ready (pipe.c says when).
  *
  * User buffers are pinned and mapped once and kept across calls
  * (regcache.c, umem.c); the engine reads and writes them in place and
@@ -256,9 +256,10 @@ static void fq_op_sync_freed(struct fq_op *op, u32 a)
  */
 static u64 fq_op_step_waited(struct fq_op *op, u32 a)
 {
-	u64 from = max(op->clock[fq_pipe_slot(&op->pipe, a)].admit_ns, op->last_done_ns);
-
-	return a ? 0 : ktime_get_ns() - from;
+	if (a)
+		return 0;
+	return ktime_get_ns() - max(op->clock[fq_pipe_slot(&op->pipe, a)].admit_ns,
+				    op->last_done_ns);
 }
 
 /*
