@@ -294,17 +294,43 @@ struct fq_op_timeline {
 };
 
 /**
- * struct fq_comm_stats - a communicator's operation timing
+ * struct fq_op_times - a communicator's operation times, per collective
  * @hist: per enum fabriq_coll_type, log2 buckets of operation times (ns)
  * @count: operations per type
  * @sum_ns: their times summed
  * @min_ns: the fastest
  * @max_ns: the slowest
- * @steps: the waits of the last operation, in order (at most FQ_STEP_LOG)
- * @nsteps: entries in @steps
- * @steps_dropped: waits of the last operation that did not fit
- * @steps_seq: the last operation's sequence number
- * @steps_coll: and its type
+ */
+struct fq_op_times {
+	u64 hist[__FABRIQ_COLL_MAX][FABRIQ_HIST_BUCKETS];
+	u64 count[__FABRIQ_COLL_MAX];
+	u64 sum_ns[__FABRIQ_COLL_MAX];
+	u64 min_ns[__FABRIQ_COLL_MAX];
+	u64 max_ns[__FABRIQ_COLL_MAX];
+};
+
+/**
+ * struct fq_step_waits - how long the steps of the last operation waited
+ * for each peer
+ * @rec: the waits, in order (at most FQ_STEP_LOG)
+ * @n: entries in @rec
+ * @dropped: waits that did not fit
+ * @seq: the operation's sequence number
+ * @coll: and its type
+ */
+struct fq_step_waits {
+	struct fq_step_rec rec[FQ_STEP_LOG];
+	u32 n;
+	u32 dropped;
+	u64 seq;
+	u8 coll;
+};
+
+/**
+ * struct fq_comm_stats - a communicator's operation timing; each reader
+ * copies out only the part it shows
+ * @times: operation times per collective
+ * @waits: the last operation's waits for its peers
  * @timeline: the steps' timing of the running operation and of the one
  *	before, so that the last one done can always be shown
  * @tcur: the running (or last) operation's entry in @timeline
@@ -312,16 +338,8 @@ struct fq_op_timeline {
  * @steps_overlapped: of those, the ones that moved while an earlier one ran
  */
 struct fq_comm_stats {
-	u64 hist[__FABRIQ_COLL_MAX][FABRIQ_HIST_BUCKETS];
-	u64 count[__FABRIQ_COLL_MAX];
-	u64 sum_ns[__FABRIQ_COLL_MAX];
-	u64 min_ns[__FABRIQ_COLL_MAX];
-	u64 max_ns[__FABRIQ_COLL_MAX];
-	struct fq_step_rec steps[FQ_STEP_LOG];
-	u32 nsteps;
-	u32 steps_dropped;
-	u64 steps_seq;
-	u8 steps_coll;
+	struct fq_op_times times;
+	struct fq_step_waits waits;
 	struct fq_op_timeline timeline[2];
 	u8 tcur;
 	u64 steps_run;

@@ -36,14 +36,11 @@ void fq_stats_op_start(struct fq_comm *comm, struct fq_op *op)
 		comm->peers[r].op_wait_ns = 0;
 		comm->peers[r].op_seen = false;
 	}
-	comm->stats.nsteps = 0;
-	comm->stats.steps_dropped = 0;
+	comm->stats.waits = (struct fq_step_waits){ .seq = op->seq, .coll = op->req.coll };
 	comm->stats.tcur ^= 1;
 	comm->stats.timeline[comm->stats.tcur] = (struct fq_op_timeline){
 		.seq = op->seq, .coll = op->req.coll, .t0_ns = ktime_get_ns(),
 	};
-	comm->stats.steps_seq = op->seq;
-	comm->stats.steps_coll = op->req.coll;
 	spin_unlock_bh(&comm->stats_lock);
 }
 
@@ -60,7 +57,7 @@ void fq_stats_op_start(struct fq_comm *comm, struct fq_op *op)
 void fq_stats_step_wait(struct fq_comm *comm, struct fq_peer *peer, u32 k, u64 wait,
 			u64 bytes)
 {
-	struct fq_comm_stats *st = &comm->stats;
+	struct fq_step_waits *sw = &comm->stats.waits;
 
 	spin_lock_bh(&comm->stats_lock);
 	peer->steps++;
@@ -68,12 +65,12 @@ void fq_stats_step_wait(struct fq_comm *comm, struct fq_peer *peer, u32 k, u64 w
 	peer->wait_max_ns = max(peer->wait_max_ns, wait);
 	peer->op_wait_ns += wait;
 	peer->op_seen = true;
-	if (st->nsteps < FQ_STEP_LOG)
-		st->steps[st->nsteps++] = (struct fq_step_rec) {
+	if (sw->n < FQ_STEP_LOG)
+		sw->rec[sw->n++] = (struct fq_step_rec) {
 			.step = k, .peer = peer->rank, .wait_ns = wait, .bytes = bytes,
 		};
 	else
-		st->steps_dropped++;
+		sw->dropped++;
 	spin_unlock_bh(&comm->stats_lock);
 }
 
@@ -185,16 +182,16 @@ static void fq_slow_peer_detect(struct fq_comm *comm)
  */
 void fq_stats_op_done(struct fq_comm *comm, struct fq_op *op, u64 ns)
 {
-	struct fq_comm_stats *st = &comm->stats;
+	struct fq_op_times *t = &comm->stats.times;
 	u32 c = op->req.coll, b = ns ? ilog2(ns) : 0, r;
 
 	spin_lock_bh(&comm->stats_lock);
-	st->timeline[st->tcur].complete = true;
-	st->hist[c][b]++;
-	st->min_ns[c] = st->count[c] ? min(st->min_ns[c], ns) : ns;
-	st->max_ns[c] = max(st->max_ns[c], ns);
-	st->count[c]++;
-	st->sum_ns[c] += ns;
+	comm->stats.timeline[comm->stats.tcur].complete = true;
+	t->hist[c][b]++;
+	t->min_ns[c] = t->count[c] ? min(t->min_ns[c], ns) : ns;
+	t->max_ns[c] = max(t->max_ns[c], ns);
+	t->count[c]++;
+	t->sum_ns[c] += ns;
 	for (r = 0; r < comm->nranks; r++)
 		if (comm->peers[r].op_seen)
 			comm->peers[r].wait_last_ns = comm->peers[r].op_wait_ns;
@@ -238,14 +235,14 @@ void fq_stats_hist_pct(const u64 *hist, u64 count, u64 *p50, u64 *p99, u64 *p999
  */
 void fq_stats_show_hist(struct seq_file *s, struct fq_comm *comm)
 {
-	struct fq_comm_stats *st = kmalloc(sizeof(*st), GFP_KERNEL);
+	struct fq_op_times *st = kmalloc(sizeof(*st), GFP_KERNEL);
 	u64 p50, p99, p999;
 	u32 c, b;
 
 	if (!st)
 		return;
 	spin_lock_bh(&comm->stats_lock);
-	*st = comm->stats;
+	*st = comm->stats.times;
 	spin_unlock_bh(&comm->stats_lock);
 	for (c = 0; c < __FABRIQ_COLL_MAX; c++) {
 		if (!st->count[c])
@@ -270,20 +267,20 @@ void fq_stats_show_hist(struct seq_file *s, struct fq_comm *comm)
  */
 void fq_stats_show_steps(struct seq_file *s, struct fq_comm *comm)
 {
-	struct fq_comm_stats *st = kmalloc(sizeof(*st), GFP_KERNEL);
+	struct fq_step_waits *sw = kmalloc(sizeof(*sw), GFP_KERNEL);
 	u32 i;
 
-	if (!st)
+	if (!sw)
 		return;
 	spin_lock_bh(&comm->stats_lock);
-	*st = comm->stats;
+	*sw = comm->stats.waits;
 	spin_unlock_bh(&comm->stats_lock);
-	seq_printf(s, "# op %llu %s: step peer wait_ns bytes (dropped %u)\n", st->steps_seq,
-		   st->steps_seq ? fq_coll_names[st->steps_coll] : "-", st->steps_dropped);
-	for (i = 0; i < st->nsteps; i++)
-		seq_printf(s, "%-4u %-6u %12llu %12llu\n", st->steps[i].step, st->steps[i].peer,
-			   st->steps[i].wait_ns, st->steps[i].bytes);
-	kfree(st);
+	seq_printf(s, "# op %llu %s: step peer wait_ns bytes (dropped %u)\n", sw->seq,
+		   sw->seq ? fq_coll_names[sw->coll] : "-", sw->dropped);
+	for (i = 0; i < sw->n; i++)
+		seq_printf(s, "%-4u %-6u %12llu %12llu\n", sw->rec[i].step, sw->rec[i].peer,
+			   sw->rec[i].wait_ns, sw->rec[i].bytes);
+	kfree(sw);
 }
 
 /**

@@ -30,7 +30,7 @@ static int fq_peer_u64(struct sk_buff *skb, int type, u64 v)
 	return nla_put_u64_64bit(skb, type, v, FABRIQ_A_STATS_PEER_PAD);
 }
 
-static int fq_nl_put_coll(struct sk_buff *skb, const struct fq_comm_stats *st, u32 c)
+static int fq_nl_put_coll(struct sk_buff *skb, const struct fq_op_times *st, u32 c)
 {
 	struct nlattr *nest = nla_nest_start(skb, FABRIQ_A_STATS_COLL);
 	u64 p50, p99, p999;
@@ -111,7 +111,7 @@ struct fq_comm_stats_dump {
 	struct netlink_callback *cb;
 	struct fq_comm_stats_cursor *cur;
 	const struct fq_tm_stats_filter *f;
-	struct fq_comm_stats *st;
+	struct fq_op_times *st;
 };
 
 /* One message of a communicator: the histograms with its first peers, or more peers. */
@@ -132,7 +132,7 @@ static int fq_comm_stats_fill(struct fq_comm_stats_dump *d, struct fq_comm *comm
 		goto err_cancel;
 	if (first) {
 		spin_lock_bh(&comm->stats_lock);
-		*d->st = comm->stats;
+		*d->st = comm->stats.times;
 		spin_unlock_bh(&comm->stats_lock);
 		for (c = 0; c < __FABRIQ_COLL_MAX; c++)
 			if (d->st->count[c] && fq_nl_put_coll(skb, d->st, c))
