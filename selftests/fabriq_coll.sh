@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 32
+ktap_plan 33
 fq_require jq sysctl pkill tcpdump
 fq_load_fabriq || ktap_bail "cannot load fabriq"
 fq_ranks_up 8 || ktap_bail "cannot set up 8 local ranks"
@@ -126,6 +126,24 @@ check_true "... steps overlap: some step moved while the one before it ran" \
 	test "$(echo "$pipeline" | awk '$1 == "steps_overlapped" { print $2 }')" -gt 0
 check_eq "... in order: each step admitted, moved and done no earlier than the one before" "" \
 	"$(echo "$pipeline" | awk '/^[0-9]/ { if (n && ($2 < a || $4 < d)) print; a = $2; d = $4; n++ }')"
+
+# A synchronous call of at most 4 KiB runs on the communicator's
+# preallocated call and staging (allocates nothing): each rank of the
+# bench makes one call at a time, so all of them do.  summary prints
+# ops_done, then ops_preallocated a moment later, while the bench runs:
+# the call in flight, and one that ended and a next one claimed in
+# between, may be counted in the second and not yet in the first.
+fq bench allreduce --ranks 2 --peers 198.19.0.1,198.19.0.2 -b 8 -e 8 -n 1000000 -c 0 \
+	--port 19370 --id 0xb5a1 >/dev/null 2>&1 &
+wait_for 60 sh -c "awk '\$1 == \"ops_done\" && \$2 >= 100 { ok = 1 } END { exit !ok }' \
+	$FQ_DBG/comms/b5a1-r0/summary"
+read -r done pre <<< "$(awk '$1 == "ops_done" { d = $2 } $1 == "ops_preallocated" { p = $2 }
+	END { print d, p }' "$FQ_DBG/comms/b5a1-r0/summary")"
+pkill -f -- '--port 19370'
+wait
+ktap_diag "8-byte allreduce, rank 0: ${done:-?} calls done, ${pre:-?} on the preallocated call"
+check_true "... every 8-byte call ran on the preallocated call" \
+	test "${done:-0}" -ge 100 -a "${pre:-0}" -ge "${done:-1}" -a "${pre:-0}" -le "$((${done:-0} + 2))"
 check_match "bench names a bad type and the valid ones" \
 	"bench: -d: 'float8' is not valid \(valid: int8, uint8" \
 	"$(fq bench allreduce --ranks 2 -d float8 2>&1)"

@@ -19,7 +19,9 @@
  * (regcache.c, umem.c); the engine reads and writes them in place and
  * sends straight from them.  A
  * small synchronous call (FQ_COPY_MAX_BYTES) works on kernel copies
- * instead, copied out by the caller when it is done.
+ * instead, copied out by the caller when it is done; one of at most
+ * FQ_SMALL_BYTES runs on the communicator's preallocated call and
+ * staging, and allocates nothing.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -46,13 +48,52 @@
  */
 #define FQ_COPY_MAX_BYTES	SZ_64K
 
-static void fq_op_free(struct fq_op *op)
+/*
+ * A call's operation: the communicator's preallocated one for a small
+ * synchronous call (@small), unless another call holds it.
+ */
+static struct fq_op *fq_op_alloc(struct fq_comm *comm, bool small)
+{
+	struct fq_small *sm = comm->small;
+	struct fq_op *op;
+
+	if (small && !test_and_set_bit_lock(0, &sm->busy)) {
+		op = &sm->op;
+		memset(op, 0, sizeof(*op));
+		op->small = true;
+		op->in.stage = sm->stage[0];
+		op->out.stage = sm->stage[1];
+		WRITE_ONCE(sm->calls, sm->calls + 1);
+	} else {
+		op = kzalloc(sizeof(*op), GFP_KERNEL_ACCOUNT);
+		if (!op)
+			return NULL;
+	}
+	atomic_inc(&fq_objects.ops);
+	return op;
+}
+
+/* Scratch of @len bytes for @op: its staging if it is the small call and it fits. */
+static void *fq_op_scratch(struct fq_comm *comm, struct fq_op *op, u64 len)
+{
+	if (op->small && len <= FQ_SMALL_BYTES)
+		return comm->small->stage[2];
+	return kvmalloc(len, FQ_GFP_USER_SIZED);
+}
+
+static void fq_op_free(struct fq_comm *comm, struct fq_op *op)
 {
 	fq_unpin(&op->in);
 	fq_unpin(&op->out);
-	kvfree(op->scratch);
-	kfree(op);
 	atomic_dec(&fq_objects.ops);
+	if (!op->small) {
+		kvfree(op->scratch);
+		kfree(op);
+		return;
+	}
+	if (op->scratch != comm->small->stage[2])
+		kvfree(op->scratch);
+	clear_bit_unlock(0, &comm->small->busy);
 }
 
 /* ---- checking a call ---- */
@@ -143,7 +184,7 @@ static int fq_op_buffers(struct fq_comm *comm, struct fq_op *op, u64 blk, bool c
 		break;
 	case FABRIQ_COLL_REDUCESCATTER:
 		err = fq_op_in(comm, op, all, copy) ?: fq_op_out(comm, op, blk, copy);
-		op->scratch = err || !all ? NULL : kvmalloc(all, FQ_GFP_USER_SIZED);
+		op->scratch = err || !all ? NULL : fq_op_scratch(comm, op, all);
 		if (!err && all && !op->scratch)
 			err = -ENOMEM;
 		op->work = op->scratch;
@@ -156,7 +197,7 @@ static int fq_op_buffers(struct fq_comm *comm, struct fq_op *op, u64 blk, bool c
 		err = fq_op_in(comm, op, blk, copy) ?:
 		      (root ? fq_op_out(comm, op, blk, copy) : 0);
 		if (!err && !root && blk) {
-			op->scratch = kvmalloc(blk, FQ_GFP_USER_SIZED);
+			op->scratch = fq_op_scratch(comm, op, blk);
 			err = op->scratch ? 0 : -ENOMEM;
 		}
 		op->work = root ? op->out.ptr : op->scratch;
@@ -166,7 +207,7 @@ static int fq_op_buffers(struct fq_comm *comm, struct fq_op *op, u64 blk, bool c
 		/* in place (or overlapping): send from a copy of the input */
 		if (!err && all && req->sendbuf < req->recvbuf + all &&
 		    req->recvbuf < req->sendbuf + all) {
-			op->scratch = kvmalloc(all, FQ_GFP_USER_SIZED);
+			op->scratch = fq_op_scratch(comm, op, all);
 			err = op->scratch ? 0 : -ENOMEM;
 		}
 		op->work = op->out.ptr;
@@ -178,7 +219,7 @@ static int fq_op_buffers(struct fq_comm *comm, struct fq_op *op, u64 blk, bool c
 	/* an input partly over its output: room for a copy (fq_op_prepare) */
 	op->input = fq_op_input_place(op, &lo, &inlen);
 	if (op->input == FQ_INPUT_OVERLAPS) {
-		op->scratch = kvmalloc(inlen, FQ_GFP_USER_SIZED);
+		op->scratch = fq_op_scratch(comm, op, inlen);
 		err = op->scratch ? 0 : -ENOMEM;
 	}
 	return err;
@@ -505,9 +546,9 @@ static bool fq_op_waits_tx(struct fq_op *op)
 
 	for (a = 0; a < p->n; a++) {
 		ps = fq_pipe_at(p, a);
+		fq_op_sync_freed(op, a);
 		for (i = 0; i < ps->st.n; i++)
-			if (ps->st.x[i].op == FQ_X_SEND &&
-			    READ_ONCE(op->acked[fq_pipe_slot(p, a)][i].prefix) < ps->xs[i].nmsg)
+			if (ps->st.x[i].op == FQ_X_SEND && ps->xs[i].freed < ps->xs[i].nmsg)
 				return true;
 	}
 	return false;
@@ -585,7 +626,7 @@ static void fq_coll_complete(struct fq_comm *comm, struct fq_op *op)
 	atomic64_inc(op->status ? &comm->ops_failed : &comm->ops_done);
 	op->req.ns = c.ns;
 	if (async) {
-		fq_op_free(op);
+		fq_op_free(comm, op);
 		spin_lock(&comm->done_lock);
 		kfifo_put(&comm->done, c);
 		spin_unlock(&comm->done_lock);
@@ -726,21 +767,21 @@ void fq_coll_fail_all(struct fq_comm *comm, int err)
 	}
 }
 
-static struct fq_op *fq_op_new(struct fq_comm *comm, const struct fabriq_coll *req, u64 blk)
+static struct fq_op *fq_op_new(struct fq_comm *comm, const struct fabriq_coll *req, u64 blk,
+			       bool small)
 {
-	struct fq_op *op = kzalloc(sizeof(*op), GFP_KERNEL_ACCOUNT);
+	struct fq_op *op = fq_op_alloc(comm, small);
 	int algo;
 
 	if (!op)
 		return ERR_PTR(-ENOMEM);
-	atomic_inc(&fq_objects.ops);
 	op->req = *req;
 	INIT_LIST_HEAD(&op->list);
 	init_completion(&op->done);
 	algo = fq_sched_pick(req->coll, req->algo, comm->algo, blk, comm->small_bytes,
 			     comm->nranks);
 	if (algo < 0) {
-		fq_op_free(op);
+		fq_op_free(comm, op);
 		return ERR_PTR(algo);
 	}
 	op->sched = (struct fq_sched){
@@ -794,7 +835,7 @@ static int fq_op_queue(struct fq_comm *comm, struct fq_op *op, bool async, bool 
  */
 int fq_coll_submit(struct fq_comm *comm, struct fabriq_coll *req, bool async)
 {
-	bool inline_run;
+	bool inline_run, copy;
 	struct fq_op *op;
 	u64 blk;
 	int err;
@@ -805,14 +846,15 @@ int fq_coll_submit(struct fq_comm *comm, struct fabriq_coll *req, bool async)
 	err = READ_ONCE(comm->err);
 	if (err)
 		return err;
-	op = fq_op_new(comm, req, blk);
+	copy = !async && blk * comm->nranks <= FQ_COPY_MAX_BYTES;
+	op = fq_op_new(comm, req, blk, copy && blk * comm->nranks <= FQ_SMALL_BYTES);
 	if (IS_ERR(op))
 		return PTR_ERR(op);
-	err = fq_op_buffers(comm, op, blk, !async && blk * comm->nranks <= FQ_COPY_MAX_BYTES);
+	err = fq_op_buffers(comm, op, blk, copy);
 	if (!err)
 		err = fq_op_queue(comm, op, async, &inline_run);
 	if (err) {
-		fq_op_free(op);
+		fq_op_free(comm, op);
 		return err;
 	}
 	req->seq = op->seq;
@@ -833,6 +875,6 @@ int fq_coll_submit(struct fq_comm *comm, struct fabriq_coll *req, bool async)
 	if (!err && op->out.copy &&
 	    copy_to_user(u64_to_user_ptr(op->out.uaddr), op->out.ptr, op->out.len))
 		err = -EFAULT;
-	fq_op_free(op);
+	fq_op_free(comm, op);
 	return err;
 }

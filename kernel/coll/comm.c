@@ -82,6 +82,7 @@ static void fq_comm_put(struct fq_comm *comm)
 	kvfree(comm->peers);
 	kvfree(comm->addrs);
 	kvfree(comm->slow_scratch);
+	kvfree(comm->small);
 	fq_regcache_destroy(&comm->regs);
 	fq_auth_free(comm);
 	fabriq_dev_put(comm->fdev);
@@ -202,7 +203,8 @@ static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 	comm->peers = kvcalloc(ci->nranks, sizeof(*comm->peers), GFP_KERNEL_ACCOUNT);
 	comm->slow_scratch = kvcalloc(ci->nranks, sizeof(*comm->slow_scratch),
 				      GFP_KERNEL_ACCOUNT);
-	if (!comm->addrs || !comm->peers || !comm->slow_scratch)
+	comm->small = kvzalloc(sizeof(*comm->small), GFP_KERNEL_ACCOUNT);
+	if (!comm->addrs || !comm->peers || !comm->slow_scratch || !comm->small)
 		goto err;
 	for (r = 0; r < ci->nranks; r++) {
 		comm->peers[r].rank = r;

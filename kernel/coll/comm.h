@@ -20,6 +20,7 @@
 #include <linux/kfifo.h>
 #include <linux/refcount.h>
 #include <linux/rwsem.h>
+#include <linux/sizes.h>
 #include <linux/socket.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -375,6 +376,8 @@ struct fq_dmamap {
 /**
  * struct fq_pin - a user buffer as the engine sees it: either pinned and
  * mapped into the kernel, or (small synchronous calls) a kernel copy
+ * @stage: where a kernel copy of at most FQ_SMALL_BYTES goes instead of
+ *	an allocation of its own (the communicator's preallocated call), or NULL
  * @pages: the pinned pages; @npages: how many
  * @vaddr: their kernel mapping; @ptr: the user address's byte in it
  * @copy: @ptr is a kernel copy of @len bytes at user address @uaddr
@@ -385,6 +388,7 @@ struct fq_dmamap {
  * @dma_tried: the engine asked for @dma
  */
 struct fq_pin {
+	void *stage;
 	struct page **pages;
 	int npages;
 	void *vaddr;
@@ -543,6 +547,7 @@ struct fq_step_clock {
  * @clock: per step in flight, when it was admitted, first moved, and
  *         whether an earlier step was still running then
  * @last_done_ns: when the last step retired ended
+ * @small: this is the communicator's preallocated call (struct fq_small)
  */
 struct fq_op {
 	struct list_head list;
@@ -563,6 +568,29 @@ struct fq_op {
 	struct fq_ack acked[FQ_PIPE_DEPTH][FQ_STEP_MAX];
 	struct fq_step_clock clock[FQ_PIPE_DEPTH];
 	u64 last_done_ns;
+	bool small;
+};
+
+/*
+ * A synchronous call whose input, output and scratch each fit in this
+ * runs on its communicator's preallocated call and staging: it allocates
+ * nothing.
+ */
+#define FQ_SMALL_BYTES	SZ_4K
+
+/**
+ * struct fq_small - a communicator's preallocated call, for small
+ * synchronous calls (one at a time; others allocate their own)
+ * @busy: bit 0 is set while a call uses it
+ * @calls: the calls it served
+ * @op: the call
+ * @stage: the kernel copies of its input and output, and its scratch
+ */
+struct fq_small {
+	unsigned long busy;
+	u64 calls;
+	struct fq_op op;
+	u8 stage[3][FQ_SMALL_BYTES];
 };
 
 /**
@@ -629,6 +657,7 @@ struct fq_op {
  * @fault_delay_us: debugfs fault knob: sleep this long before each step
  * @slow_scratch: room to sort the peers' waits (slow-peer detector)
  * @regs: the user buffers pinned for its calls (regcache.c)
+ * @small: the preallocated call of small synchronous calls
  */
 struct fq_comm {
 	u8 cm_kind;
@@ -695,6 +724,7 @@ struct fq_comm {
 	u32 fault_delay_us;
 	u64 *slow_scratch;
 	struct fq_regcache regs;
+	struct fq_small *small;
 };
 
 /* objects fabriq holds, for leak checks (debugfs "objects") */

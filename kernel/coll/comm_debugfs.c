@@ -6,7 +6,8 @@
  *   comms/<id>-r<rank>/summary   one communicator (a second one with the same
  *                                id and rank on other ports: <id>-r<rank>-p<port>):
  *                                ranks, state, device,
- *                                algorithm settings, operations, bytes
+ *                                algorithm settings, operations (and those
+ *                                that ran on the preallocated call), bytes
  *   comms/<id>-r<rank>/peers     one line per peer and channel: address,
  *                                QP, state, credits, messages, bytes, the
  *                                QP's completions, errors, sends in flight
@@ -65,6 +66,7 @@ static int fq_comm_summary_show(struct seq_file *s, void *unused)
 	seq_printf(s, "ops_queued %u\nops_done %lld\nops_failed %lld\nbytes_sent %lld\n",
 		   READ_ONCE(comm->nops), atomic64_read(&comm->ops_done),
 		   atomic64_read(&comm->ops_failed), atomic64_read(&comm->bytes));
+	seq_printf(s, "ops_preallocated %llu\n", READ_ONCE(comm->small->calls));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(fq_comm_summary);

@@ -123,7 +123,7 @@ struct fq_pipe_step *fq_pipe_admit(struct fq_pipe *p)
 /* do [a, a + alen) and [b, b + blen) share a byte? */
 static bool fq_overlap(u64 a, u64 alen, u64 b, u64 blen)
 {
-	return a < b + blen && b < a + alen;
+	return alen && blen && a < b + blen && b < a + alen;
 }
 
 /* Are bytes of [off, off + len) of @buf still to be placed by receive @j of @e? */

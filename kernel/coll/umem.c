@@ -125,12 +125,15 @@ int fq_pin_pages(struct fq_pin *p, u64 uaddr, u64 len, bool write)
 	return 0;
 }
 
-/* A kernel copy of a small user buffer: filled now (input), probed (output). */
+/*
+ * A kernel copy of a small user buffer, in @p->stage if it has one and
+ * the copy fits: filled now (input), probed (output).
+ */
 static int fq_copy_in(struct fq_pin *p, u64 uaddr, u64 len, bool write)
 {
 	if (!len)
 		return 0;
-	p->ptr = kvmalloc(len, FQ_GFP_USER_SIZED);
+	p->ptr = p->stage && len <= FQ_SMALL_BYTES ? p->stage : kvmalloc(len, FQ_GFP_USER_SIZED);
 	if (!p->ptr)
 		return -ENOMEM;
 	p->copy = true;
@@ -178,7 +181,8 @@ void fq_unpin_pages(struct fq_pin *p, bool dirty)
 void fq_unpin(struct fq_pin *p)
 {
 	if (p->copy) {
-		kvfree(p->ptr);
+		if (p->ptr != p->stage)
+			kvfree(p->ptr);
 		memset(p, 0, sizeof(*p));
 	} else if (p->reg) {
 		fq_reg_put(p->reg);
