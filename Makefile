@@ -32,7 +32,7 @@ LINUX_SRC_TAR ?= $(firstword $(wildcard /usr/src/linux-source-6.1.tar.xz) \
 KSRC := $(BUILD)/linux-src
 
 .PHONY: all module kmod-tree cli selftests clean checkpatch sparse check demo bench deps \
-	dkms-install dkms-remove ksrc check-debug bench-ab
+	dkms-install dkms-remove ksrc check-debug bench-ab bench-profile
 
 all: module cli selftests
 
@@ -104,6 +104,10 @@ bench: deps
 # make bench-ab REVS="1714bca tree": those builds of fabriq.ko, interleaved in one guest
 bench-ab: deps
 	$(SRC)/tools/bench-ab $(REVS)
+
+# make bench-profile WHAT=lat|bw: perf samples of every guest CPU during that bench shape
+bench-profile: deps
+	$(SRC)/tools/bench-profile $(WHAT)
 
 dkms-install: deps
 	$(SRC)/tools/dkms.sh install $(KVER)
