@@ -8,7 +8,9 @@
  * fused (coll_fresh.c: nothing copied in), and pipelined: the engine's
  * window of steps in flight (pipe.c), small messages, sends read by "the
  * device" at a random later moment as zero-copy sends are, and the ranks'
- * moves interleaved at random.  Also checks fq_sched_pick().
+ * moves interleaved at random; the pipelined runs are repeated over a
+ * model of the transport's channels and flow control (flow.h), so that a
+ * deadlock through credits would show.  Also checks fq_sched_pick().
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 #include "fq_ktypes.h"
 #include "../kernel/coll/algo.h"
 #include "../kernel/coll/coll_fresh.h"
+#include "../kernel/coll/flow.h"
 #include "../kernel/coll/pipe.h"
 
 #define MAXR	17
@@ -162,19 +165,122 @@ static int advance(struct rank *R, int me)
  * Messages of PIPE_CHUNK bytes; a send's bytes are read when "the device"
  * transmits it, some random moves after it was built (zero-copy), and
  * only then is the send done with them.
+ *
+ * Over the transport (xport): also cm.c's flow control (flow.h) on
+ * 1..FABRIQ_MAX_CHANNELS connections per pair, picked as the engine
+ * does (the per-peer message count modulo the channels).  A send needs
+ * a credit, a free send slot and room on the send queue; each message
+ * carries back the credits its sender owes; a receiver that consumed
+ * FQ_CREDIT_BATCH messages returns them in a credit-only message when
+ * its send queue has room, and retries on each pass over its receives,
+ * as the engine does.  A message arriving at a full receive queue (an
+ * RNR wait in the kernel) or credits beyond FQ_CREDITS end the program.
+ * Sends are copied at build or read at transmission at random (a
+ * copied send is done at once), and the sending transfer's bytes count
+ * as done only up to its first message not done, as fq_ack's prefix.
  */
 #define PIPE_CHUNK	24
+#define PIPE_MAXMSG	1024	/* messages of one transfer, at most */
+
+struct zack {			/* fq_ack: which messages of a transfer are done */
+	uint64_t prefix;
+	unsigned char done[PIPE_MAXMSG];
+};
 
 struct zmsg {
 	struct zmsg *next;
 	const unsigned char *src;	/* read when transmitted */
 	uint64_t len;
-	uint64_t *freed;		/* the sending transfer's */
+	struct zack *ack;		/* the sending transfer's */
+	uint64_t msg;			/* index in it */
+	uint64_t *freed;		/* and its fq_xstate.freed */
+	uint32_t ret;			/* credits carried back */
+	int credit_only;
 	int sent;
 	unsigned char data[PIPE_CHUNK];
 };
 
-static struct zmsg *z_head[MAXR][MAXR], **z_tail[MAXR][MAXR];	/* [from][to] */
+/* one end of a connection, [me][peer][chan] (cm.c's struct fq_conn) */
+struct zconn {
+	uint32_t credits;	/* data messages me may send to peer */
+	uint32_t ret;		/* consumed, not yet returned to peer */
+	uint32_t sq_used;	/* work requests on me's send queue */
+	uint32_t inflight;	/* data sends not yet complete */
+	uint32_t unplaced;	/* arrived from peer, not yet consumed */
+};
+
+static struct zmsg *z_head[MAXR][MAXR][FABRIQ_MAX_CHANNELS];	/* [from][to][chan] */
+static struct zmsg **z_tail[MAXR][MAXR][FABRIQ_MAX_CHANNELS];
+static struct zconn zc[MAXR][MAXR][FABRIQ_MAX_CHANNELS];
+static uint64_t send_seq[MAXR][MAXR], recv_seq[MAXR][MAXR];
+static struct zack z_acks[MAXR][FQ_PIPE_DEPTH][FQ_STEP_MAX];
+static int xport;		/* model the transport */
+static uint32_t nch = 1;	/* its channels */
+
+static void z_fail(const char *what, int from, int to, uint32_t c)
+{
+	printf("# transport: %s, %d -> %d channel %u\n", what, from, to, c);
+	exit(1);
+}
+
+static void z_push(int from, int to, uint32_t c, struct zmsg *m)
+{
+	*z_tail[from][to][c] = m;
+	z_tail[from][to][c] = &m->next;
+}
+
+/* message @m of a transfer is done with its bytes (fq_ack_mark) */
+static void z_done(struct zmsg *m)
+{
+	struct zack *k = m->ack;
+
+	k->done[m->msg] = 1;
+	while (k->prefix < PIPE_MAXMSG && k->done[k->prefix])
+		k->prefix++;
+	*m->freed = k->prefix;
+}
+
+/* may @me send a data message to @peer on @c now (fq_cm_can_send)? */
+static int z_can_send(int me, int peer, uint32_t c)
+{
+	struct zconn *k = &zc[me][peer][c];
+
+	return !xport || (k->credits && k->inflight < FQ_CREDITS && k->sq_used < FQ_SEND_WRS);
+}
+
+/* fq_cm_return_credits(conn, false): returns 1 if a credit-only message went */
+static int z_return_credits(int me, int peer, uint32_t c)
+{
+	struct zconn *k = &zc[me][peer][c];
+	struct zmsg *m;
+
+	if (!xport || k->ret < FQ_CREDIT_BATCH || k->sq_used >= FQ_SEND_WRS)
+		return 0;
+	m = calloc(1, sizeof(*m));
+	m->credit_only = 1;
+	m->ret = k->ret;
+	k->ret = 0;
+	k->sq_used++;
+	z_push(me, peer, c, m);
+	return 1;
+}
+
+/* the end of fq_pump_recv: every receive in flight retries its peer's credits */
+static int pipe_credits(struct rank *R, int me)
+{
+	struct fq_pipe *p = &R->pipe;
+	uint32_t a, i, c;
+	int moved = 0;
+
+	for (a = 0; a < p->n; a++) {
+		struct fq_pipe_step *ps = fq_pipe_at(p, a);
+
+		for (i = 0; i < ps->st.n; i++)
+			for (c = 0; ps->st.x[i].op != FQ_X_SEND && c < nch; c++)
+				moved += z_return_credits(me, ps->st.x[i].peer, c);
+	}
+	return moved;
+}
 
 /* send @i of the @a-th step in flight builds its next message */
 static int pipe_send(struct rank *R, int me, uint32_t a, uint32_t i)
@@ -183,33 +289,71 @@ static int pipe_send(struct rank *R, int me, uint32_t a, uint32_t i)
 	struct fq_pipe_step *ps = fq_pipe_at(p, a);
 	struct fq_xfer *x = &ps->st.x[i];
 	struct fq_xstate *xs = &ps->xs[i];
+	uint32_t c = send_seq[me][x->peer] % nch, len;
+	struct zconn *k = &zc[me][x->peer][c];
 	struct zmsg *m = calloc(1, sizeof(*m));
 	uint64_t off;
-	uint32_t len;
 
 	fq_pipe_msg(p, x, xs->msgs, &off, &len);
 	m->src = xs->input ? fq_fresh_src(&R->fresh, off) :
 		 (x->buf == FQ_BUF_SRC ? R->src : R->work) + off;
 	m->len = len;
+	m->ack = &z_acks[me][fq_pipe_slot(p, a)][i];
+	m->msg = xs->msgs;
 	m->freed = &xs->freed;
-	*z_tail[me][x->peer] = m;
-	z_tail[me][x->peer] = &m->next;
+	if (m->msg >= PIPE_MAXMSG)
+		z_fail("too many messages in one transfer for the model", me, x->peer, c);
+	if (xport) {
+		k->credits--;
+		k->inflight++;
+		k->sq_used++;
+		m->ret = k->ret;
+		k->ret = 0;
+		if (rand() % 2) {	/* copied through a send slot, done at once */
+			memcpy(m->data, m->src, len);
+			m->src = NULL;
+			z_done(m);
+		}
+	}
+	z_push(me, x->peer, c, m);
+	send_seq[me][x->peer]++;
 	xs->msgs++;
 	return 1;
 }
 
-/* the device reads the next message @from has for @to */
-static int pipe_transmit(int from, int to)
+/* the device sends the next message @from has for @to on @c, and it arrives */
+static int pipe_transmit(int from, int to, uint32_t c)
 {
-	struct zmsg *m;
+	struct zmsg *m, **pm;
+	struct zconn *rx = &zc[to][from][c], *tx = &zc[from][to][c];
 
-	for (m = z_head[from][to]; m && m->sent; m = m->next)
+	for (pm = &z_head[from][to][c]; *pm && (*pm)->sent; pm = &(*pm)->next)
 		;
+	m = *pm;
 	if (!m)
 		return 0;
-	memcpy(m->data, m->src, m->len);
+	if (xport) {
+		if (rx->unplaced == FQ_RECV_SLOTS)
+			z_fail("a message found no receive posted", from, to, c);
+		rx->credits += m->ret;
+		if (rx->credits > FQ_CREDITS)
+			z_fail("more credits returned than lent", to, from, c);
+		tx->sq_used--;
+	}
+	if (m->credit_only) {	/* consumed on arrival, its slot reposted */
+		*pm = m->next;
+		if (!m->next)
+			z_tail[from][to][c] = pm;
+		free(m);
+		return 1;
+	}
+	if (m->src) {		/* zero-copy: read now, done at completion */
+		memcpy(m->data, m->src, m->len);
+		z_done(m);
+	}
 	m->sent = 1;
-	(*m->freed)++;
+	tx->inflight -= !!xport;
+	rx->unplaced += !!xport;
 	return 1;
 }
 
@@ -220,9 +364,9 @@ static int pipe_place(struct rank *R, int me, uint32_t a, uint32_t i)
 	struct fq_pipe_step *ps = fq_pipe_at(p, a);
 	struct fq_xfer *x = &ps->st.x[i];
 	struct fq_xstate *xs = &ps->xs[i];
-	struct zmsg *m = z_head[x->peer][me];
+	uint32_t c = recv_seq[x->peer][me] % nch, len;
+	struct zmsg *m = z_head[x->peer][me][c];
 	uint64_t off;
-	uint32_t len;
 
 	fq_pipe_msg(p, x, xs->msgs, &off, &len);
 	if (m->len != len) {
@@ -231,16 +375,23 @@ static int pipe_place(struct rank *R, int me, uint32_t a, uint32_t i)
 		exit(1);
 	}
 	land(R, x, xs->input, off, m->data, len);
-	z_head[x->peer][me] = m->next;
+	z_head[x->peer][me][c] = m->next;
 	if (!m->next)
-		z_tail[x->peer][me] = &z_head[x->peer][me];
+		z_tail[x->peer][me][c] = &z_head[x->peer][me][c];
 	free(m);
+	recv_seq[x->peer][me]++;
 	xs->msgs++;
+	if (xport) {		/* fq_cm_consume, then the pass's retry */
+		zc[me][x->peer][c].unplaced--;
+		zc[me][x->peer][c].ret++;
+		for (c = 0; c < nch; c++)
+			z_return_credits(me, x->peer, c);
+	}
 	return 1;
 }
 
-/* retire what is done, admit what fits */
-static void pipe_turn(struct rank *R)
+/* retire what is done, admit what fits (a new step's acks start empty) */
+static void pipe_turn(struct rank *R, int me)
 {
 	struct fq_pipe *p = &R->pipe;
 
@@ -249,20 +400,21 @@ static void pipe_turn(struct rank *R)
 	while (p->n && fq_pipe_step_done(fq_pipe_at(p, 0)))
 		fq_pipe_retire(p);
 	while (fq_pipe_admit(p))
-		;
+		memset(z_acks[me][fq_pipe_slot(p, p->n - 1)], 0,
+		       sizeof(z_acks[me][0]));
 	R->done = !p->n && p->ended;
 	if (R->done)
 		R->t_done = ++pipe_clock;
 }
 
 /* rank @R joins the operation, if it may after @tried moves tried */
-static int pipe_start(struct rank *R, uint32_t tried)
+static int pipe_start(struct rank *R, int me, uint32_t tried)
 {
 	if (R->started || tried < R->start_after)
 		return 0;
 	R->started = 1;
 	R->t_start = ++pipe_clock;
-	pipe_turn(R);
+	pipe_turn(R, me);
 	return 1;
 }
 
@@ -277,10 +429,11 @@ static int pipe_pick(struct rank *R, int me, int placing)
 
 		for (i = 0; i < ps->st.n; i++) {
 			struct fq_xfer *x = &ps->st.x[i];
-			struct zmsg *m = z_head[x->peer][me];
+			struct zmsg *m = z_head[x->peer][me][recv_seq[x->peer][me] % nch];
 
 			if (placing ? x->op != FQ_X_SEND && m && m->sent && fq_pipe_recv_ready(p, a, i) :
-			    x->op == FQ_X_SEND && fq_pipe_send_ready(p, a, i))
+			    x->op == FQ_X_SEND && fq_pipe_send_ready(p, a, i) &&
+			    z_can_send(me, x->peer, send_seq[me][x->peer] % nch))
 				ready[nready++] = a * FQ_STEP_MAX + i;
 		}
 	}
@@ -298,19 +451,20 @@ static int pipe_pick(struct rank *R, int me, int placing)
 static int pipe_sweep(struct rank *R, uint32_t n)
 {
 	int moved = 0;
-	uint32_t r, t, late = n;
+	uint32_t r, t, c, late = n;
 
 	for (r = 0; r < n; r++) {
-		pipe_turn(&R[r]);
-		moved += pipe_pick(&R[r], r, 0) + pipe_pick(&R[r], r, 1);
+		pipe_turn(&R[r], r);
+		moved += pipe_pick(&R[r], r, 0) + pipe_pick(&R[r], r, 1) + pipe_credits(&R[r], r);
 		for (t = 0; t < n; t++)
-			moved += pipe_transmit(r, t);
-		pipe_turn(&R[r]);
+			for (c = 0; c < nch; c++)
+				moved += pipe_transmit(r, t, c);
+		pipe_turn(&R[r], r);
 		if (!R[r].started && (late == n || R[r].start_after < R[late].start_after))
 			late = r;
 	}
 	if (!moved && late < n)
-		moved = pipe_start(&R[late], ~0U);
+		moved = pipe_start(&R[late], late, ~0U);
 	return moved;
 }
 
@@ -324,7 +478,7 @@ static void pipe_run(struct rank *R, uint32_t n)
 		R[r].start_after = rand() % (40 * n);
 	for (;; tried++) {
 		r = rand() % n;
-		switch (rand() % 4) {
+		switch (rand() % 5) {
 		case 0:
 			mv = pipe_pick(&R[r], r, 0);
 			break;
@@ -332,12 +486,15 @@ static void pipe_run(struct rank *R, uint32_t n)
 			mv = pipe_pick(&R[r], r, 1);
 			break;
 		case 2:
-			mv = pipe_transmit(r, rand() % n);
+			mv = pipe_transmit(r, rand() % n, rand() % nch);
+			break;
+		case 3:
+			mv = pipe_credits(&R[r], r);
 			break;
 		default:
-			mv = pipe_start(&R[r], tried);
+			mv = pipe_start(&R[r], r, tried);
 		}
-		pipe_turn(&R[r]);
+		pipe_turn(&R[r], r);
 		if (mv) {
 			idle = 0;
 			continue;
@@ -390,7 +547,7 @@ static void finish(struct rank *R)
 		fq_fresh_finish(&R->fresh, &R->s, true);
 }
 
-enum mode { STEPWISE, FUSED, PIPELINED };
+enum mode { STEPWISE, FUSED, PIPELINED, XPORT };
 
 static long run(uint32_t coll, uint32_t algo, uint32_t n, uint32_t root, uint64_t count,
 		enum mode mode)
@@ -399,15 +556,21 @@ static long run(uint32_t coll, uint32_t algo, uint32_t n, uint32_t root, uint64_
 	uint64_t wlen = (coll == FABRIQ_COLL_ALLGATHER || coll == FABRIQ_COLL_REDUCESCATTER ||
 			 coll == FABRIQ_COLL_ALLTOALL) ? n * count : count;
 	long wrong = 0;
-	uint32_t r, f, moved, iter = 0;
+	uint32_t r, f, c, moved, iter = 0;
 	uint64_t i;
 
+	xport = mode == XPORT;
+	nch = xport ? 1 + rand() % FABRIQ_MAX_CHANNELS : 1;
 	for (r = 0; r < n; r++)
 		for (f = 0; f < n; f++) {
 			q_head[r][f] = NULL;
 			q_tail[r][f] = &q_head[r][f];
-			z_head[r][f] = NULL;
-			z_tail[r][f] = &z_head[r][f];
+			send_seq[r][f] = recv_seq[r][f] = 0;
+			for (c = 0; c < FABRIQ_MAX_CHANNELS; c++) {
+				z_head[r][f][c] = NULL;
+				z_tail[r][f][c] = &z_head[r][f][c];
+				zc[r][f][c] = (struct zconn){ .credits = FQ_CREDITS };
+			}
 		}
 	for (r = 0; r < n; r++) {
 		memset(&R[r], 0, sizeof(R[r]));
@@ -422,7 +585,7 @@ static long run(uint32_t coll, uint32_t algo, uint32_t n, uint32_t root, uint64_
 		start(&R[r], coll, r, root, count, wlen, mode != STEPWISE);
 		fq_pipe_init(&R[r].pipe, &R[r].s, &R[r].fresh, PIPE_CHUNK);
 	}
-	if (mode == PIPELINED)
+	if (mode >= PIPELINED)
 		pipe_run(R, n);
 	else
 		do {
@@ -434,7 +597,7 @@ static long run(uint32_t coll, uint32_t algo, uint32_t n, uint32_t root, uint64_
 	for (r = 0; r < n; r++)
 		if (!R[r].done) {
 			printf("# deadlock: rank %u stuck at step %u\n", r,
-			       mode == PIPELINED ? R[r].pipe.next_k : R[r].k);
+			       mode >= PIPELINED ? R[r].pipe.next_k : R[r].k);
 			return -1;
 		}
 	for (r = 0; r < n; r++) {
@@ -476,7 +639,7 @@ static long run(uint32_t coll, uint32_t algo, uint32_t n, uint32_t root, uint64_
 				wrong++;
 		}
 		/* a barrier: nobody leaves before everybody came */
-		for (f = 0; coll == FABRIQ_COLL_BARRIER && mode == PIPELINED && f < n; f++)
+		for (f = 0; coll == FABRIQ_COLL_BARRIER && mode >= PIPELINED && f < n; f++)
 			wrong += R[r].t_done < R[f].t_start;
 		free(R[r].work);
 		free(R[r].src);
@@ -573,11 +736,12 @@ int main(void)
 	static const char *const how[] = {
 		[STEPWISE] = "", [FUSED] = ", fused (no pre-copy)",
 		[PIPELINED] = ", pipelined (steps in flight, zero-copy, random order)",
+		[XPORT] = ", pipelined over the transport (channels, credits, copied or zero-copy)",
 	};
 
 	srand(7);
-	printf("TAP version 13\n1..%d\n", 3 * ncase + 2);
-	for (c = 0; c < 3 * ncase; c++) {
+	printf("TAP version 13\n1..%d\n", 4 * ncase + 2);
+	for (c = 0; c < 4 * ncase; c++) {
 		enum mode mode = c / ncase;
 		int k = c % ncase;
 		long bad = 0, runs = 0;
@@ -585,11 +749,11 @@ int main(void)
 		unsigned int ci;
 
 		/* pipelined: message by message, so fewer and smaller runs */
-		for (n = 1; n <= (mode == PIPELINED ? 9 : MAXR); n++)
+		for (n = 1; n <= (mode >= PIPELINED ? 9 : MAXR); n++)
 			for (root = 0; root < n; root += (n > 4 ? n / 3 : 1))
 				for (ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
 					long w = run(cases[k].coll, cases[k].algo, n, root,
-						     mode == PIPELINED ? counts[ci] / 5 + !!counts[ci] :
+						     mode >= PIPELINED ? counts[ci] / 5 + !!counts[ci] :
 						     counts[ci], mode);
 
 					runs++;

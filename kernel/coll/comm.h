@@ -30,14 +30,11 @@
 
 #include "algo.h"
 #include "coll_fresh.h"
+#include "flow.h"
 #include "pipe.h"
 #include "qos/qos_path.h"
 #include "telemetry/telemetry.h"
 
-#define FQ_CREDITS		8	/* data messages in flight per connection */
-#define FQ_CREDIT_BATCH		(FQ_CREDITS / 2)	/* return credits in batches this big */
-#define FQ_RECV_SLOTS		(FQ_CREDITS + FQ_CREDITS / FQ_CREDIT_BATCH)
-#define FQ_SEND_WRS		(FQ_CREDITS + FQ_CREDITS / FQ_CREDIT_BATCH + 1)
 #define FQ_MAX_SGE		32	/* zero-copy: pages one message may span */
 /*
  * Smaller messages are copied through a slot even in zero-copy mode: the

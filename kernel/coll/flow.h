@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * flow.h - the transport's flow control (cm.c): how many data messages a
+ * connection keeps in flight, how credits come back, and the queue
+ * depths that follow.  Plain constants: selftests/fabriq_algo.c runs
+ * every schedule over a model of this transport with the same numbers.
+ *
+ * A sender needs a credit per data message.  The receiver returns one per
+ * message it consumed: in the immediate data of any message of its own
+ * on that connection, or in a credit-only message once FQ_CREDIT_BATCH
+ * have piled up and its send queue has room.  So at most
+ * FQ_CREDITS / FQ_CREDIT_BATCH credit-only messages are in flight, and
+ * the receive and send queues are sized for them.
+ */
+#ifndef _FABRIQ_FLOW_H
+#define _FABRIQ_FLOW_H
+
+#define FQ_CREDITS		8	/* data messages in flight per connection */
+#define FQ_CREDIT_BATCH		(FQ_CREDITS / 2)	/* return credits in batches this big */
+#define FQ_RECV_SLOTS		(FQ_CREDITS + FQ_CREDITS / FQ_CREDIT_BATCH)
+#define FQ_SEND_WRS		(FQ_CREDITS + FQ_CREDITS / FQ_CREDIT_BATCH + 1)
+
+#endif /* _FABRIQ_FLOW_H */
