@@ -2,25 +2,34 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # fabriq_wire.sh - fabriq's own RC QPs on a real wire, run by tools/vm/wire
-# in the probe guest (198.18.100.1, eth0) against a peer guest
-# (198.18.100.2) that runs fabriq too: `fabriq ping` round trips are
-# answered by the peer's fabriq, and every RoCEv2 packet that fabriq's QP
+# on both hosts of a two-host fabric (tools/vm/fabric).  Host 0
+# (198.18.100.1, eth0) is the probe: `fabriq ping` round trips are
+# answered by host 1's fabriq, and every RoCEv2 packet that fabriq's QP
 # puts on eth0 carries the traffic class of the port's "tc" intent in its
 # IP header, as tcpdump captures it.  Then a two-host allreduce (every
-# type, 8 B to 256 KiB, checked): the peer is rank 0 of `fabriq bench` and
-# only listens (so it sends nothing into the captures above), this guest
-# is rank 1.  Not in TEST_PROGS: it needs the peer.
+# type, 8 B to 256 KiB, checked): host 1 is rank 0 of `fabriq bench` and
+# only listens (so it sends nothing into the captures above), host 0 is
+# rank 1.  Not in TEST_PROGS: it needs the other host.
 . "$(dirname "$0")/lib.sh"
+
+PEER=198.18.100.2
+if [ "${FABRIQ_HOST:-0}" != 0 ]; then	# host 1: serve until the probe is done
+	fq_fabric_up || exit 1
+	until [ -e "$FABRIQ_OUT/stop" ]; do
+		fq bench allreduce --rank 0 --peers $PEER,198.18.100.1 --id 0x3172 -b 8 -e 256K \
+			-f 8 -n 2 -w 0 -d all -c 1 >> "$FABRIQ_OUT/bench.log" 2>&1 && break
+	done &
+	fq_fabric_wait_stop
+	exit
+fi
 
 ktap_plan 9
 fq_require tcpdump ping
-PEER=198.18.100.2
 tmp=$(mktemp -d)
 trap '[ -n "${cap:-}" ] && kill "$cap" 2>/dev/null; rm -rf "$tmp"' EXIT
-fq_wire_up 198.18.100.1 || { ktap_not_ok "eth0 and rxe0 up"; ktap_finish; }
+# host 1 answers fabriq's ping: it is on the wire with fabriq loaded
+fq_fabric_up
 check_true "the peer answers on the wire" wait_for 60 sh -c "ping -c 1 -W 1 $PEER >/dev/null"
-# the peer's fabriq may still be loading
-wait_for 60 sh -c "'$FQ_CLI' ping $PEER count 1 >/dev/null 2>&1"
 
 # Capture fabriq's RoCEv2 packets to the peer while it pings; print the
 # TOS bytes seen and the count.

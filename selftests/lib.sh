@@ -237,13 +237,63 @@ fq_sim_del() { echo "$1" > "$FQ_SIM_BUS/del_device"; }
 # Number of RDMA devices the core knows about.
 rdma_dev_count() { rdma -j dev show | jq length; }
 
-# fq_wire_up ADDR: a two-guest run (tools/vm/wire): eth0 up with ADDR/24
-# and Soft-RoCE device rxe0 on it.
-fq_wire_up() {
+# ---- a guest of tools/vm/fabric: host $FABRIQ_HOST of $FABRIQ_HOSTS ----
+
+# fq_fabric_addr I: host I's address on the fabric
+fq_fabric_addr() {
+	echo "198.18.100.$(($1 + 1))"
+}
+
+# fq_fabric_peers: every host's address, host 0 first, comma-separated
+# (fabriq bench --peers: host i is rank i)
+fq_fabric_peers() {
+	local i list=
+	for ((i = 0; i < FABRIQ_HOSTS; i++)); do
+		list=$list${list:+,}$(fq_fabric_addr "$i")
+	done
+	echo "$list"
+}
+
+# fq_fabric_up: eth0 up with this host's address, Soft-RoCE device rxe0
+# on it; then wait (at most 120 s: the guests boot at once on two cores)
+# until every other host answers a ping and has fabriq loaded
+fq_fabric_up() {
+	local i
 	modprobe virtio_net 2>/dev/null
 	wait_for 10 ip link show eth0 >/dev/null 2>&1 || return 1
-	ip link set eth0 up && ip addr add "$1/24" dev eth0 || return 1
-	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0
+	ip link set eth0 up && ip addr add "$(fq_fabric_addr "$FABRIQ_HOST")/24" dev eth0 || return 1
+	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0 || return 1
+	for ((i = 0; i < FABRIQ_HOSTS; i++)); do
+		[ "$i" = "$FABRIQ_HOST" ] && continue
+		wait_for 120 sh -c "'$FQ_CLI' ping $(fq_fabric_addr "$i") count 1 >/dev/null 2>&1" ||
+			return 1
+	done
+}
+
+# fq_fabric_req VERB ARGS...: ask tools/vm/fabric for something only the
+# fabric's side can do (its header lists the requests) and wait for the
+# answer, at most 30 s; prints what the host said on failure
+FQ_FABRIC_REQS=0
+fq_fabric_req() {
+	local req=$FABRIQ_OUT/req.$FQ_FABRIC_REQS
+	FQ_FABRIC_REQS=$((FQ_FABRIC_REQS + 1))
+	echo "$*" > "$req.tmp" && mv "$req.tmp" "$req" || return 1
+	wait_for 30 test -e "$req.rc" || { echo "fabric: no answer to '$*'"; return 1; }
+	[ "$(cat "$req.rc")" = 0 ] && return 0
+	echo "fabric: '$*' failed: $(cat "$req.log" 2>/dev/null)"
+	return 1
+}
+
+# fq_fabric_wait_stop: a host other than 0 serves until host 0 is done
+# (tools/vm/fabric drops "stop" into its results share); false if that
+# does not come within 20 minutes
+fq_fabric_wait_stop() {
+	local i
+	for ((i = 0; i < 2400; i++)); do
+		[ -e "$FABRIQ_OUT/stop" ] && return 0
+		sleep 0.5
+	done
+	return 1
 }
 
 # fq_ranks_up N: N local "hosts" for multi-rank runs in one guest.  Rank i

@@ -1,0 +1,131 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# fabriq_fabric.sh - fabriq on a real multi-host fabric, run by
+# tools/vm/fabric on every host (four guests, virtio-net on one bridge,
+# Soft-RoCE on each).  Host i is rank i of every collective; host 0
+# prints the KTAP results, and reads the other hosts' verdicts from their
+# job's output in their results shares (the host's root is every guest's
+# root, read-only).
+#   1. Correctness across the bridge: allreduce, allgather, reducescatter,
+#      broadcast and alltoall, every type, 8 B to 1 MiB, each result
+#      checked on every rank (`fabriq bench -c 1`).
+#   2. The traffic class on the wire: with `fabriq qos set dev rxe0 tc 106`
+#      on every host, a capture on the bridge's ports (tools/vm/fabric's)
+#      shows every RoCEv2 packet of a four-host allreduce's RC QPs, and
+#      of its connection setup and teardown, with tos 0x6a, and packets
+#      from every host.  The CM's own answers to connects that came
+#      before a listener (REJ) are counted, not checked: fabriq sends
+#      none of them.
+# Not in TEST_PROGS: it needs the other hosts.
+. "$(dirname "$0")/lib.sh"
+
+COLLS="allreduce allgather reducescatter broadcast alltoall"
+TC_ID=0xfa10
+me=${FABRIQ_HOST:?run by tools/vm/fabric}
+peers=$(fq_fabric_peers)
+
+# bench NAME COLL ID ARGS...: this host's rank of a checked `fabriq
+# bench`, between "== NAME" and "== NAME exit RC" lines
+bench() {
+	local name=$1 coll=$2 id=$3
+	shift 3
+	echo "== $name"
+	fq bench "$coll" --rank "$me" --peers "$peers" --id "$id" -n 2 -w 0 -c 1 "$@" 2>&1
+	echo "== $name exit $?"
+}
+
+# verdict LOG NAME RANK: "ok" if rank RANK's bench NAME in LOG exited 0
+# and found no wrong element, else what it said
+verdict() {
+	awk -v c="$2" -v r="$3" '
+		$0 == "== " c { in_c = 1; next }
+		in_c && /^# Out of bounds values/ { wrong = $0 }
+		in_c && $0 ~ "^== " c " exit " { rc = $NF; in_c = 0; done = 1 }
+		END {
+			mine = r == 0 ? ": " : "\\(rank " r "\\) : "
+			if (done && rc == 0 && wrong ~ mine "0 OK$") print "ok"
+			else print (done ? "exit " rc ", " wrong : "did not finish")
+		}' "$1"
+}
+
+if [ "$me" != 0 ]; then		# serve host 0: the same collectives, then wait
+	fq_fabric_up || exit 1
+	i=0
+	for coll in $COLLS; do
+		bench "$coll" "$coll" $((0xfa00 + i)) -b 8 -e 1M -f 2 -d all
+		i=$((i + 1))
+	done
+	fq qos set dev rxe0 tc 106
+	bench tc106 allreduce $TC_ID -b 1M -e 1M
+	fq_fabric_wait_stop
+	exit
+fi
+
+ktap_plan 12
+fq_require tcpdump
+fq_fabric_up
+check_eq "all $FABRIQ_HOSTS hosts are up: each answers fabriq ping" 0 $?
+
+log=$FABRIQ_OUT/bench.log
+: > "$log"
+i=0
+t0=$SECONDS
+for coll in $COLLS; do
+	bench "$coll" "$coll" $((0xfa00 + i)) -b 8 -e 1M -f 2 -d all >> "$log"
+	i=$((i + 1))
+	check_eq "$FABRIQ_HOSTS-host $coll across the bridge, every type, 8 B to 1 MiB: rank 0 right" \
+		ok "$(verdict "$log" "$coll" 0)"
+done
+ktap_diag "the $FABRIQ_HOSTS-host collectives took $((SECONDS - t0)) s"
+# the other hosts' verdicts, from their job's output
+bad=
+for ((h = 1; h < FABRIQ_HOSTS; h++)); do
+	out=$FABRIQ_FABRIC_DIR/host$h/output.log
+	wait_for 120 grep -q "^== alltoall exit" "$out"
+	for coll in $COLLS; do
+		v=$(verdict "$out" "$coll" "$h")
+		[ "$v" = ok ] || bad="$bad host $h $coll: $v;"
+	done
+done
+check_eq "... and every other host's rank right in every one of them" "" "$bad"
+
+# the last collective's stragglers (disconnects) are on the wire no more
+sleep 3
+check_true "a capture on the bridge's ports starts" fq_fabric_req capture tc106 udp port 4791
+fq qos set dev rxe0 tc 106
+bench tc106 allreduce $TC_ID -b 1M -e 1M >> "$log"
+fq_fabric_req capture-stop tc106
+check_eq "with tc 106 on every host, a $FABRIQ_HOSTS-host 1 MiB allreduce is right" \
+	ok "$(verdict "$log" tc106 0)"
+# tos FILTER: the IP tos values of the captured packets FILTER picks,
+# each with how many: "0x6a 1234 0x0 5"
+tos() {
+	tcpdump -nn -v -r "$FABRIQ_OUT/tc106.pcap" "$1" 2>/dev/null |
+		grep -o 'tos 0x[0-9a-f]*' | sort | uniq -c |
+		awk '{ printf "%s%s %s", s, $3, $1; s = " " } END { print "" }'
+}
+# RoCEv2 (BTH after the UDP header): destination QP 1 is the CM's (MADs,
+# class 7 at payload byte 21, attribute at byte 36)
+gsi='udp[13:2] = 0 and udp[15] = 1'
+cm_attr() { echo "($gsi and udp[29] = 7 and udp[44:2] = $1)"; }
+rc_tos=$(tos "not ($gsi)")
+ktap_diag "the collective's RC QPs, tos and packets (each seen on two ports): $rc_tos"
+check_match "... every packet of its RC QPs on the bridge carries tos 0x6a" '^0x6a [0-9]+$' "$rc_tos"
+cm_tos=$(tos "$(cm_attr 0x10) or $(cm_attr 0x13) or $(cm_attr 0x14) or $(cm_attr 0x15)")
+ktap_diag "its connection setup and teardown (CM REQ, REP, RTU, DREQ): $cm_tos"
+check_match "... and so does its connection setup and teardown" '^0x6a [0-9]+$' "$cm_tos"
+# The CM answers a connect that came before the listener with a REJ, and
+# a DREQ for a connection already gone with a DREP, on the path of the
+# packet it answers, without fabriq (whose tc intent it does not know)
+ktap_diag "the CM's own answers (REJ: $(tos "$(cm_attr 0x12)"); DREP: $(tos "$(cm_attr 0x16)"))"
+counts=
+for ((h = 0; h < FABRIQ_HOSTS; h++)); do
+	counts="$counts $(tcpdump -nn -r "$FABRIQ_OUT/tc106.pcap" \
+		"src host $(fq_fabric_addr "$h") and not ($gsi)" 2>/dev/null | wc -l)"
+done
+ktap_diag "RC packets captured from hosts 0..$((FABRIQ_HOSTS - 1)):$counts"
+check_eq "... from every host (100 or more each)" "" \
+	"$(echo "$counts" | tr ' ' '\n' | awk 'NF && $1 < 100')"
+fq qos set dev rxe0 tc 0
+ktap_finish
