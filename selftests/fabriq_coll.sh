@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 33
+ktap_plan 34
 fq_require jq sysctl pkill tcpdump
 fq_load_fabriq || ktap_bail "cannot load fabriq"
 fq_ranks_up 8 || ktap_bail "cannot set up 8 local ranks"
@@ -120,8 +120,19 @@ wait_for 30 sh -c "awk '\$1 == \"steps_run\" && \$2 >= 20 { ok = 1 } END { exit 
 pipeline=$(cat "$FQ_DBG/comms/b1be-r0/pipeline")
 ktap_diag "ring allreduce 4 MiB, rank 0: $(echo "$pipeline" | head -2 | xargs)"
 echo "$pipeline" | sed -n '3,$p' | while read -r line; do ktap_diag "  $line"; done
+# debugfs "steps" read during a call shows the last whole call (its two
+# waits for rank 1), not the running one's first few
+steps_whole=0
+for i in 1 2 3 4 5; do
+	steps=$(cat "$FQ_DBG/comms/b1be-r0/steps")
+	[ "$(echo "$steps" | grep -c '^[0-9]')" = 2 ] && steps_whole=$((steps_whole + 1))
+	sleep 0.3
+done
+echo "$steps" | while read -r line; do ktap_diag "  steps: $line"; done
 pkill -f -- '--port 19360'
 wait
+check_eq "... debugfs steps, read 5 times during calls, shows a whole call each time" 5 \
+	"$steps_whole"
 check_true "... steps overlap: some step moved while the one before it ran" \
 	test "$(echo "$pipeline" | awk '$1 == "steps_overlapped" { print $2 }')" -gt 0
 check_eq "... in order: each step admitted, moved and done no earlier than the one before" "" \

@@ -308,8 +308,8 @@ struct fq_op_times {
 };
 
 /**
- * struct fq_step_waits - how long the steps of the last operation waited
- * for each peer
+ * struct fq_step_waits - how long the steps of one operation waited for
+ * each peer
  * @rec: the waits, in order (at most FQ_STEP_LOG)
  * @n: entries in @rec
  * @dropped: waits that did not fit
@@ -328,16 +328,17 @@ struct fq_step_waits {
  * struct fq_comm_stats - a communicator's operation timing; each reader
  * copies out only the part it shows
  * @times: operation times per collective
- * @waits: the last operation's waits for its peers
+ * @waits: the waits for the peers of the running operation and of the
+ *	one before (indexed like @timeline)
  * @timeline: the steps' timing of the running operation and of the one
  *	before, so that the last one done can always be shown
- * @tcur: the running (or last) operation's entry in @timeline
+ * @tcur: the running (or last) operation's entry in @timeline and @waits
  * @steps_run: steps every operation ran, since the communicator was made
  * @steps_overlapped: of those, the ones that moved while an earlier one ran
  */
 struct fq_comm_stats {
 	struct fq_op_times times;
-	struct fq_step_waits waits;
+	struct fq_step_waits waits[2];
 	struct fq_op_timeline timeline[2];
 	u8 tcur;
 	u64 steps_run;

@@ -36,8 +36,10 @@ void fq_stats_op_start(struct fq_comm *comm, struct fq_op *op)
 		comm->peers[r].op_wait_ns = 0;
 		comm->peers[r].op_seen = false;
 	}
-	comm->stats.waits = (struct fq_step_waits){ .seq = op->seq, .coll = op->req.coll };
 	comm->stats.tcur ^= 1;
+	comm->stats.waits[comm->stats.tcur] = (struct fq_step_waits){
+		.seq = op->seq, .coll = op->req.coll,
+	};
 	comm->stats.timeline[comm->stats.tcur] = (struct fq_op_timeline){
 		.seq = op->seq, .coll = op->req.coll, .t0_ns = ktime_get_ns(),
 	};
@@ -57,9 +59,10 @@ void fq_stats_op_start(struct fq_comm *comm, struct fq_op *op)
 void fq_stats_step_wait(struct fq_comm *comm, struct fq_peer *peer, u32 k, u64 wait,
 			u64 bytes)
 {
-	struct fq_step_waits *sw = &comm->stats.waits;
+	struct fq_step_waits *sw;
 
 	spin_lock_bh(&comm->stats_lock);
+	sw = &comm->stats.waits[comm->stats.tcur];
 	peer->steps++;
 	peer->wait_ns += wait;
 	peer->wait_max_ns = max(peer->wait_max_ns, wait);
@@ -260,26 +263,51 @@ void fq_stats_show_hist(struct seq_file *s, struct fq_comm *comm)
 	kfree(st);
 }
 
+/*
+ * The entry of @st->timeline and @st->waits that debugfs shows: the last
+ * operation that ended well (the running one's steps are not all in).
+ * Context: stats_lock held.
+ */
+static u8 fq_stats_shown(const struct fq_comm_stats *st)
+{
+	return st->timeline[st->tcur].complete ? st->tcur : st->tcur ^ 1;
+}
+
 /**
- * fq_stats_show_steps() - debugfs "steps": the peer waits of the last operation
+ * fq_stats_show_steps() - debugfs "steps": the peer waits of the last
+ * operation that ended well, and how far the running one got
  * @s: the seq_file
  * @comm: the communicator
  */
 void fq_stats_show_steps(struct seq_file *s, struct fq_comm *comm)
 {
 	struct fq_step_waits *sw = kmalloc(sizeof(*sw), GFP_KERNEL);
-	u32 i;
+	struct fq_comm_stats *st = &comm->stats;
+	u64 running = 0;
+	bool complete;
+	u32 i, so_far = 0;
+	u8 shown;
 
 	if (!sw)
 		return;
 	spin_lock_bh(&comm->stats_lock);
-	*sw = comm->stats.waits;
+	shown = fq_stats_shown(st);
+	*sw = st->waits[shown];
+	complete = st->timeline[shown].complete;
+	if (shown != st->tcur) {
+		running = st->waits[st->tcur].seq;
+		so_far = st->waits[st->tcur].n;
+	}
 	spin_unlock_bh(&comm->stats_lock);
-	seq_printf(s, "# op %llu %s: step peer wait_ns bytes (dropped %u)\n", sw->seq,
-		   sw->seq ? fq_coll_names[sw->coll] : "-", sw->dropped);
-	for (i = 0; i < sw->n; i++)
+	seq_printf(s, "# op %llu %s: step peer wait_ns bytes (dropped %u)\n",
+		   complete ? sw->seq : 0, complete ? fq_coll_names[sw->coll] : "-",
+		   complete ? sw->dropped : 0);
+	for (i = 0; complete && i < sw->n; i++)
 		seq_printf(s, "%-4u %-6u %12llu %12llu\n", sw->rec[i].step, sw->rec[i].peer,
 			   sw->rec[i].wait_ns, sw->rec[i].bytes);
+	if (running)
+		seq_printf(s, "# op %llu not done (running or failed): %u waits so far\n",
+			   running, so_far);
 	kfree(sw);
 }
 
@@ -300,8 +328,7 @@ void fq_stats_show_pipeline(struct seq_file *s, struct fq_comm *comm)
 	if (!tl)
 		return;
 	spin_lock_bh(&comm->stats_lock);
-	/* the last operation that ended well: the running one's steps are not all in */
-	*tl = st->timeline[st->timeline[st->tcur].complete ? st->tcur : st->tcur ^ 1];
+	*tl = st->timeline[fq_stats_shown(st)];
 	run = st->steps_run;
 	overlapped = st->steps_overlapped;
 	spin_unlock_bh(&comm->stats_lock);
