@@ -9,7 +9,8 @@
 # root, read-only).
 #   1. Correctness across the bridge: allreduce, allgather, reducescatter,
 #      broadcast and alltoall, every type, 8 B to 1 MiB, each result
-#      checked on every rank (`fabriq bench -c 1`).
+#      checked on every rank (`fabriq bench -c 1`; one call out of place
+#      and one in place per size and type).
 #   2. The traffic class on the wire: with `fabriq qos set dev rxe0 tc 106`
 #      on every host, a capture on the bridge's ports (tools/vm/fabric's)
 #      shows every RoCEv2 packet of a four-host allreduce's RC QPs, and
@@ -17,6 +18,9 @@
 #      from every host.  The CM's own answers to connects that came
 #      before a listener (REJ) are counted, not checked: fabriq sends
 #      none of them.
+#   3. The test bed's shaping: a tbf on the last host's tap (from the
+#      outside, tools/vm/fabric) slows what reaches that host, and only
+#      that host, until it is removed.
 # Not in TEST_PROGS: it needs the other hosts.
 . "$(dirname "$0")/lib.sh"
 
@@ -31,7 +35,7 @@ bench() {
 	local name=$1 coll=$2 id=$3
 	shift 3
 	echo "== $name"
-	fq bench "$coll" --rank "$me" --peers "$peers" --id "$id" -n 2 -w 0 -c 1 "$@" 2>&1
+	fq bench "$coll" --rank "$me" --peers "$peers" --id "$id" -w 0 -c 1 "$@" 2>&1
 	echo "== $name exit $?"
 }
 
@@ -53,17 +57,17 @@ if [ "$me" != 0 ]; then		# serve host 0: the same collectives, then wait
 	fq_fabric_up || exit 1
 	i=0
 	for coll in $COLLS; do
-		bench "$coll" "$coll" $((0xfa00 + i)) -b 8 -e 1M -f 2 -d all
+		bench "$coll" "$coll" $((0xfa00 + i)) -b 8 -e 1M -f 2 -d all -n 1
 		i=$((i + 1))
 	done
 	fq qos set dev rxe0 tc 106
-	bench tc106 allreduce $TC_ID -b 1M -e 1M
+	bench tc106 allreduce $TC_ID -b 1M -e 1M -n 2
 	fq_fabric_wait_stop
 	exit
 fi
 
-ktap_plan 12
-fq_require tcpdump
+ktap_plan 15
+fq_require tcpdump ping
 fq_fabric_up
 check_eq "all $FABRIQ_HOSTS hosts are up: each answers fabriq ping" 0 $?
 
@@ -72,7 +76,7 @@ log=$FABRIQ_OUT/bench.log
 i=0
 t0=$SECONDS
 for coll in $COLLS; do
-	bench "$coll" "$coll" $((0xfa00 + i)) -b 8 -e 1M -f 2 -d all >> "$log"
+	bench "$coll" "$coll" $((0xfa00 + i)) -b 8 -e 1M -f 2 -d all -n 1 >> "$log"
 	i=$((i + 1))
 	check_eq "$FABRIQ_HOSTS-host $coll across the bridge, every type, 8 B to 1 MiB: rank 0 right" \
 		ok "$(verdict "$log" "$coll" 0)"
@@ -94,7 +98,7 @@ check_eq "... and every other host's rank right in every one of them" "" "$bad"
 sleep 3
 check_true "a capture on the bridge's ports starts" fq_fabric_req capture tc106 udp port 4791
 fq qos set dev rxe0 tc 106
-bench tc106 allreduce $TC_ID -b 1M -e 1M >> "$log"
+bench tc106 allreduce $TC_ID -b 1M -e 1M -n 2 >> "$log"
 fq_fabric_req capture-stop tc106
 check_eq "with tc 106 on every host, a $FABRIQ_HOSTS-host 1 MiB allreduce is right" \
 	ok "$(verdict "$log" tc106 0)"
@@ -128,4 +132,24 @@ ktap_diag "RC packets captured from hosts 0..$((FABRIQ_HOSTS - 1)):$counts"
 check_eq "... from every host (100 or more each)" "" \
 	"$(echo "$counts" | tr ' ' '\n' | awk 'NF && $1 < 100')"
 fq qos set dev rxe0 tc 0
+
+# The test bed shapes a link from the outside: a 2 Mbit/s tbf on the last
+# host's tap holds each 60000-byte ICMP echo to it 240 ms on the way in
+# (the echo back is not shaped); the host before it is not slowed
+big_rtt() {	# big_rtt H: the mean round trip of 60000-byte pings to host H, ms
+	ping -c 3 -s 60000 -W 5 "$(fq_fabric_addr "$1")" 2>/dev/null |
+		awk -F/ '/^rtt/ { printf "%d\n", $5 }'
+}
+last=$((FABRIQ_HOSTS - 1)) other=$((FABRIQ_HOSTS - 2))
+before=$(big_rtt $last)
+check_true "the fabric shapes host $last's link (tbf 2 Mbit/s on its tap)" \
+	fq_fabric_req shape $last tbf rate 2mbit burst 32kbit latency 400ms
+shaped=$(big_rtt $last) neighbour=$(big_rtt $other)
+fq_fabric_req unshape $last
+after=$(big_rtt $last)
+ktap_diag "60000-byte ICMP round trips, ms: host $last ${before:-?} before, ${shaped:-?} shaped," \
+	"${after:-?} after; host $other ${neighbour:-?} meanwhile"
+check_true "... its round trips take 200 ms or more, host $other's less" \
+	test "${shaped:-0}" -ge 200 -a "${neighbour:-999}" -lt 200
+check_true "... and less again once unshaped" test "${after:-999}" -lt 200
 ktap_finish
