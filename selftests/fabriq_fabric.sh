@@ -66,7 +66,7 @@ if [ "$me" != 0 ]; then		# serve host 0: the same collectives, then wait
 	exit
 fi
 
-ktap_plan 15
+ktap_plan 18
 fq_require tcpdump ping
 fq_fabric_up
 check_eq "all $FABRIQ_HOSTS hosts are up: each answers fabriq ping" 0 $?
@@ -152,4 +152,14 @@ ktap_diag "60000-byte ICMP round trips, ms: host $last ${before:-?} before, ${sh
 check_true "... its round trips take 200 ms or more, host $other's less" \
 	test "${shaped:-0}" -ge 200 -a "${neighbour:-999}" -lt 200
 check_true "... and less again once unshaped" test "${after:-999}" -lt 200
+# The requests are checked word by word before the host acts on them
+check_match "a request the fabric does not know is refused" "unknown request 'sh'" \
+	"$(fq_fabric_req sh -c id)"
+check_match "... a capture named out of the results share, or with a shell word, too" \
+	"name '../x'.*filter word 'port;id'" \
+	"$({ fq_fabric_req capture ../x udp; fq_fabric_req capture x udp 'port;id'; } | tr '\n' ' ')"
+check_match "... and a shape of a host or qdisc the fabric does not have" \
+	"host '$FABRIQ_HOSTS'.*qdisc 'netem'" \
+	"$({ fq_fabric_req shape "$FABRIQ_HOSTS" tbf rate 1mbit; fq_fabric_req shape 0 netem delay 1ms; } |
+		tr '\n' ' ')"
 ktap_finish

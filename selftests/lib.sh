@@ -272,11 +272,11 @@ fq_fabric_up() {
 
 # fq_fabric_req VERB ARGS...: ask tools/vm/fabric for something only the
 # fabric's side can do (its header lists the requests) and wait for the
-# answer, at most 30 s; prints what the host said on failure
-FQ_FABRIC_REQS=0
+# answer, at most 30 s; prints what the host said on failure.  Each
+# request is named by the time it was made (so also from a subshell)
 fq_fabric_req() {
-	local req=$FABRIQ_OUT/req.$FQ_FABRIC_REQS
-	FQ_FABRIC_REQS=$((FQ_FABRIC_REQS + 1))
+	local req
+	req=$FABRIQ_OUT/req.$(date +%s%N)
 	echo "$*" > "$req.tmp" && mv "$req.tmp" "$req" || return 1
 	wait_for 30 test -e "$req.rc" || { echo "fabric: no answer to '$*'"; return 1; }
 	[ "$(cat "$req.rc")" = 0 ] && return 0
