@@ -43,7 +43,7 @@ fq bench allreduce --ranks 2 --peers 198.19.0.1,198.19.0.2 -b 1M -e 1M -n 100000
 wait_for 30 sh -c "$FQ_CLI comm show id 0xc0de | grep -c 'state ready' | grep -qx 2"
 j=$(fq -j comm show id 0xc0de)
 check_eq "COMM_GET lists both ranks of a running bench" 2 "$(echo "$j" | jq length)"
-check_eq "... ready, 2 ranks, peer up, 1 QP each" "ready 2 up 1 ready 2 up 1" \
+check_eq "... ready, 2 ranks, peer up, 2 QPs each (a data channel and the control connection)" "ready 2 up 2 ready 2 up 2" \
 	"$(echo "$j" | jq -r '.[] | "\(.state) \(.nranks) \(.peers[0].state) \(.qps)"' | xargs)"
 check_match "debugfs comms/c0de-r0/summary" "state ready" "$(cat "$FQ_DBG/comms/c0de-r0/summary")"
 check_match "debugfs comms/c0de-r1/peers: peer 0 up" "^0 +0 +198.19.0.1:19300 +[0-9]+ +up" \

@@ -85,8 +85,14 @@ static void test_init(void)
 	ci.algo = __FABRIQ_ALGO_MAX;
 	check("unknown algo: EINVAL", -EINVAL, init_raw(fd, &ci));
 	ci = good_init(1, 0);
-	ci.reserved[0] = 1;
+	ci.reserved = 1;
 	check("reserved field set: EINVAL", -EINVAL, init_raw(fd, &ci));
+	ci = good_init(1, 0);
+	ci.peer_timeout_ms = 99;
+	check("peer timeout 99 ms (100..600000): EINVAL", -EINVAL, init_raw(fd, &ci));
+	ci = good_init(1, 0);
+	ci.peer_timeout_ms = 600001;
+	check("peer timeout 600001 ms: EINVAL", -EINVAL, init_raw(fd, &ci));
 	ci = good_init(1, 0);
 	ci.base_port = 0;
 	check("base port 0: EINVAL", -EINVAL, init_raw(fd, &ci));
@@ -450,7 +456,7 @@ static void test_kill(uint32_t channels)
 
 int main(void)
 {
-	printf("TAP version 13\n1..68\n");
+	printf("TAP version 13\n1..70\n");
 	addr(0, "198.19.0.1");
 	addr(1, "198.19.0.2");
 	addr(2, "198.19.0.3");

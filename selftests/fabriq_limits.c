@@ -117,7 +117,7 @@ static void test_bounds(void)
 	ci = one_rank(19501);
 	ci.nranks = 4;
 	ci.channels = 4;
-	check("12 connections with max_conns_per_comm 8: EINVAL", -EINVAL, comm_try(&ci));
+	check("15 connections (12 data, 3 control) with max_conns_per_comm 8: EINVAL", -EINVAL, comm_try(&ci));
 	set_param("max_conns_per_comm", "4096");
 }
 

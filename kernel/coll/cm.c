@@ -24,6 +24,9 @@
  * data plus one per credit-only message that can be in flight, so a
  * message never meets an empty receive queue (no RNR waits).
  *
+ * Each pair of ranks also has a control connection, made and torn down
+ * with the data channels but carrying only heartbeats (ctrl.c).
+ *
  * Teardown (fd closed, device removed, init failed) runs once, with
  * hw_rwsem held for writing: it waits out the engine and COMM_INIT, which
  * use the verbs resources only with hw_rwsem held for reading.
@@ -59,11 +62,18 @@ static void fq_cm_event(struct fq_comm *comm)
 
 /* ---- completions (softirq) ---- */
 
-static int fq_post_recv(struct fq_conn *conn, u32 slot)
+/**
+ * fq_cm_post_recv() - (re)post receive slot @slot of @conn
+ * @conn: a connection
+ * @slot: its slot
+ *
+ * Context: any; the QP exists.  Return: 0 or -errno.
+ */
+int fq_cm_post_recv(struct fq_conn *conn, u32 slot)
 {
 	struct ib_sge sge = {
 		.addr = conn->rx_dma[slot],
-		.length = conn->comm->chunk,
+		.length = fq_conn_slot_bytes(conn),
 		.lkey = conn->comm->pd->local_dma_lkey,
 	};
 	struct ib_recv_wr wr = {
@@ -82,12 +92,27 @@ static void fq_own_add(struct fq_comm *comm, enum fq_own_ctr c, u64 v)
 		atomic64_add(v, &comm->own[c]);
 }
 
-static void fq_wc_error(struct fq_comm *comm, struct ib_wc *wc, const char *what)
+/**
+ * fq_cm_wc_error() - a completion on @conn failed
+ * @conn: the connection
+ * @wc: the completion
+ * @what: what it was, for the debug log
+ *
+ * A flush is no error.  Retries exhausted mean the peer's host is gone
+ * or cut off: it is dead (-EHOSTDOWN).  Anything else fails with -EIO.
+ * Context: softirq (completions).
+ */
+void fq_cm_wc_error(struct fq_conn *conn, struct ib_wc *wc, const char *what)
 {
+	struct fq_comm *comm = conn->comm;
+
 	if (wc->status == IB_WC_WR_FLUSH_ERR)
 		return;
 	pr_debug("comm %llx: %s completion: %s\n", comm->id, what, ib_wc_status_msg(wc->status));
-	fq_comm_fail(comm, -EIO);
+	if (wc->status == IB_WC_RETRY_EXC_ERR || wc->status == IB_WC_RNR_RETRY_EXC_ERR)
+		fq_ctrl_peer_unreachable(comm, conn->peer);
+	else
+		fq_comm_fail(comm, -EIO);
 }
 
 static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -105,7 +130,7 @@ static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 			spin_unlock(&comm->lock);
 			fq_own_add(comm, FQ_OWN_ERRORS, 1);
 		}
-		return fq_wc_error(comm, wc, "receive");
+		return fq_cm_wc_error(conn, wc, "receive");
 	}
 	if (!(wc->wc_flags & IB_WC_WITH_IMM)) {
 		fq_comm_fail(comm, -EPROTO);
@@ -127,7 +152,7 @@ static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	wake = (imm & FQ_IMM_DATA) || comm->tx_wake;	/* credits serve sends */
 	spin_unlock(&comm->lock);
 	/* a credit-only message's slot goes straight back */
-	if (!(imm & FQ_IMM_DATA) && fq_post_recv(conn, rx->slot))
+	if (!(imm & FQ_IMM_DATA) && fq_cm_post_recv(conn, rx->slot))
 		fq_comm_fail(comm, -EIO);
 	if (wake)
 		wake_up_all(&comm->wq);
@@ -247,7 +272,7 @@ static void fq_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 		fq_comm_fail(comm, -EIO);
 	}
 	if (wc->status != IB_WC_SUCCESS)
-		fq_wc_error(comm, wc, "send");
+		fq_cm_wc_error(conn, wc, "send");
 	if (wake || stray)
 		wake_up_all(&comm->wq);
 }
@@ -265,7 +290,7 @@ static void fq_credit_done(struct ib_cq *cq, struct ib_wc *wc)
 	wake = fq_tx_wakes(conn, wc->status);
 	spin_unlock(&comm->lock);
 	if (wc->status != IB_WC_SUCCESS)
-		fq_wc_error(comm, wc, "credit");
+		fq_cm_wc_error(conn, wc, "credit");
 	if (wake)
 		wake_up_all(&comm->wq);
 }
@@ -568,7 +593,7 @@ int fq_cm_consume(struct fq_conn *conn)
 	spin_lock_bh(&comm->lock);
 	slot = conn->rxq[conn->rx_head % FQ_RECV_SLOTS].slot;
 	spin_unlock_bh(&comm->lock);
-	err = fq_post_recv(conn, slot);
+	err = fq_cm_post_recv(conn, slot);
 	if (err) {
 		fq_comm_fail(comm, err);
 		return err;
@@ -623,7 +648,8 @@ static void fq_free_slots(struct fq_conn *conn, void **buf, u64 *dma, u32 n,
 
 	for (i = 0; i < n; i++) {
 		if (dma[i])
-			ib_dma_unmap_single(conn->comm->ibdev, dma[i], conn->comm->chunk, dir);
+			ib_dma_unmap_single(conn->comm->ibdev, dma[i], fq_conn_slot_bytes(conn),
+					    dir);
 		if (buf[i])
 			atomic_dec(&fq_objects.bufs);
 		kfree(buf[i]);
@@ -638,13 +664,15 @@ static void fq_conn_free_bufs(struct fq_conn *conn)
 	fq_free_slots(conn, conn->tx_buf, conn->tx_dma, FQ_CREDITS, DMA_TO_DEVICE);
 }
 
-static int fq_map_slot(struct fq_comm *comm, void **buf, u64 *dma, enum dma_data_direction dir)
+static int fq_map_slot(struct fq_conn *conn, void **buf, u64 *dma, enum dma_data_direction dir)
 {
-	*buf = kzalloc(comm->chunk, GFP_KERNEL_ACCOUNT);
+	struct fq_comm *comm = conn->comm;
+
+	*buf = kzalloc(fq_conn_slot_bytes(conn), GFP_KERNEL_ACCOUNT);
 	if (!*buf)
 		return -ENOMEM;
 	atomic_inc(&fq_objects.bufs);
-	*dma = ib_dma_map_single(comm->ibdev, *buf, comm->chunk, dir);
+	*dma = ib_dma_map_single(comm->ibdev, *buf, fq_conn_slot_bytes(conn), dir);
 	if (ib_dma_mapping_error(comm->ibdev, *dma)) {
 		*dma = 0;
 		return -ENOMEM;
@@ -652,19 +680,26 @@ static int fq_map_slot(struct fq_comm *comm, void **buf, u64 *dma, enum dma_data
 	return 0;
 }
 
-/* QP, slots and receives posted ahead.  Context: process, setup_lock held. */
+/*
+ * QP, slots and receives posted ahead: a data channel's, or the control
+ * connection's (fewer, smaller slots; ctrl.c's completions).
+ * Context: process, setup_lock held.
+ */
 static int fq_conn_setup_qp(struct fq_conn *conn)
 {
 	struct fq_comm *comm = conn->comm;
+	u32 nrx = conn->control ? FQ_CTRL_SLOTS : FQ_RECV_SLOTS;
+	u32 ntx = conn->control ? 1 : FQ_CREDITS;
 	struct ib_qp_init_attr attr = {
 		.qp_type = IB_QPT_RC,
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
 		.send_cq = comm->cq,
 		.recv_cq = comm->cq,
 		.cap = {
-			.max_send_wr = FQ_SEND_WRS + 1,
-			.max_recv_wr = FQ_RECV_SLOTS + 1,
-			.max_send_sge = comm->zero_copy ? comm->chunk / PAGE_SIZE + 1 : 1,
+			.max_send_wr = conn->control ? 2 : FQ_SEND_WRS + 1,
+			.max_recv_wr = nrx + 1,
+			.max_send_sge = comm->zero_copy && !conn->control ?
+					comm->chunk / PAGE_SIZE + 1 : 1,
 			.max_recv_sge = 1,
 		},
 	};
@@ -672,30 +707,32 @@ static int fq_conn_setup_qp(struct fq_conn *conn)
 	int err;
 
 	lockdep_assert_held(&comm->setup_lock);
-	for (i = 0; i < FQ_RECV_SLOTS; i++) {
+	for (i = 0; i < nrx; i++) {
 		conn->rx_ctx[i].cqe.done = fq_rx_done;
 		conn->rx_ctx[i].conn = conn;
 		conn->rx_ctx[i].slot = i;
-		err = fq_map_slot(comm, &conn->rx_buf[i], &conn->rx_dma[i], DMA_FROM_DEVICE);
+		err = fq_map_slot(conn, &conn->rx_buf[i], &conn->rx_dma[i], DMA_FROM_DEVICE);
 		if (err)
 			return err;
 	}
-	for (i = 0; i < FQ_CREDITS; i++) {
+	for (i = 0; i < ntx; i++) {
 		conn->tx_ent[i].cqe.done = fq_tx_done;
 		conn->tx_ent[i].conn = conn;
-		err = fq_map_slot(comm, &conn->tx_buf[i], &conn->tx_dma[i], DMA_TO_DEVICE);
+		err = fq_map_slot(conn, &conn->tx_buf[i], &conn->tx_dma[i], DMA_TO_DEVICE);
 		if (err)
 			return err;
 	}
 	conn->credit_cqe.done = fq_credit_done;
+	if (conn->control)
+		fq_ctrl_conn_init(conn);
 	err = rdma_create_qp(conn->id, comm->pd, &attr);
 	if (err)
 		return err;
 	conn->has_qp = true;
 	atomic_inc(&fq_objects.qps);
-	conn->credits = FQ_CREDITS;
-	for (i = 0; i < FQ_RECV_SLOTS; i++) {
-		err = fq_post_recv(conn, i);
+	conn->credits = conn->control ? 0 : FQ_CREDITS;
+	for (i = 0; i < nrx; i++) {
+		err = fq_cm_post_recv(conn, i);
 		if (err)
 			return err;
 	}
@@ -738,6 +775,7 @@ static void fq_conn_release(struct fq_conn *conn)
 	mutex_unlock(&comm->setup_lock);
 	spin_lock_bh(&comm->lock);
 	conn->setup_failed = false;
+	conn->hb_busy = false;
 	conn->credits = 0;
 	conn->ret_credits = 0;
 	conn->tx_head = 0;
@@ -769,7 +807,7 @@ static struct fq_auth_hs fq_conn_handshake(const struct fq_conn *conn, bool we_c
 	return (struct fq_auth_hs){
 		.initiator = we_connect ? us : peer,
 		.acceptor = we_connect ? peer : us,
-		.chan = conn->chan,
+		.chan = conn->control ? FABRIQ_CM_CHAN_CONTROL : conn->chan,
 	};
 }
 
@@ -798,11 +836,11 @@ static struct fq_conn *fq_cm_match(struct fq_comm *comm, struct rdma_cm_id *id,
 	if (be64_to_cpu(req->comm_id) != comm->id ||
 	    be32_to_cpu(req->version) != FABRIQ_CM_VERSION ||
 	    be32_to_cpu(req->nranks) != comm->nranks || rank >= comm->nranks ||
-	    rank <= comm->rank || chan >= comm->nch)
+	    rank <= comm->rank || (chan >= comm->nch && chan != FABRIQ_CM_CHAN_CONTROL))
 		return NULL;
 	if (!fq_auth_peer_ok(comm, rank, id))
 		return NULL;
-	conn = comm->peers[rank].ch[chan];
+	conn = chan == FABRIQ_CM_CHAN_CONTROL ? comm->peers[rank].ctrl : comm->peers[rank].ch[chan];
 	*hs = fq_conn_handshake(conn, false);
 	hs->req_qpn = ev->param.conn.qp_num;
 	if (!fq_auth_ok(comm, hs, req->mac)) {
@@ -876,6 +914,7 @@ static void fq_cm_conn_event(struct fq_conn *conn, struct rdma_cm_event *ev)
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
 		conn->established = true;
+		fq_ctrl_conn_up(conn);
 		fq_cm_event(comm);
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
@@ -972,8 +1011,10 @@ static int fq_cm_active_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_ESTABLISHED:
 		/* an accept without the key's proof is not our peer's */
 		status = fq_cm_rep_ok(conn, id, ev) ? 0 : -EKEYREJECTED;
-		if (!status)
+		if (!status) {
 			conn->established = true;
+			fq_ctrl_conn_up(conn);
+		}
 		break;
 	case RDMA_CM_EVENT_REJECTED:
 		status = fq_cm_rej_status(ev);
@@ -1047,7 +1088,6 @@ static int fq_cm_try_connect(struct fq_comm *comm, struct fq_conn *conn, unsigne
 		.version = cpu_to_be32(FABRIQ_CM_VERSION),
 		.rank = cpu_to_be32(comm->rank),
 		.nranks = cpu_to_be32(comm->nranks),
-		.chan = cpu_to_be32(conn->chan),
 		.comm_id = cpu_to_be64(comm->id),
 	};
 	struct fq_auth_hs hs = fq_conn_handshake(conn, true);
@@ -1103,6 +1143,7 @@ static int fq_cm_try_connect(struct fq_comm *comm, struct fq_conn *conn, unsigne
 	mutex_unlock(&comm->setup_lock);
 	if (err)
 		return err;
+	req.chan = cpu_to_be32(hs.chan);
 	hs.req_qpn = id->qp->qp_num;
 	err = fq_auth_mac(comm, &hs, req.mac);
 	if (err)
@@ -1176,14 +1217,14 @@ static int fq_cm_listen(struct fq_comm *comm)
 	comm->busy_poll = !ib_uses_virt_dma(id->device);
 	mutex_unlock(&comm->setup_lock);
 	fq_cm_own_port(comm, id);
-	return rdma_listen(id, min_t(u32, comm->nranks * comm->nch, 1024));
+	return rdma_listen(id, min_t(u32, comm->nranks * fq_nconn(comm), 1024));
 }
 
 static int fq_cm_alloc_hw(struct fq_comm *comm)
 {
 	u32 nconn = (comm->nranks - 1) * comm->nch;
-	int cqe = min_t(u64, (u64)nconn * (FQ_SEND_WRS + FQ_RECV_SLOTS + 2),
-			comm->ibdev->attrs.max_cqe);
+	int cqe = min_t(u64, (u64)nconn * (FQ_SEND_WRS + FQ_RECV_SLOTS + 2) +
+			(comm->nranks - 1) * (FQ_CTRL_SLOTS + 2), comm->ibdev->attrs.max_cqe);
 
 	/* zero-copy when a chunk's pages fit the device's SGEs (measured faster) */
 	comm->zero_copy = !comm->bounce &&
@@ -1213,8 +1254,8 @@ static bool fq_cm_all_up(struct fq_comm *comm)
 	u32 r, c;
 
 	for (r = 0; r < comm->nranks; r++)
-		for (c = 0; r != comm->rank && c < comm->nch; c++)
-			if (!READ_ONCE(comm->peers[r].ch[c]->established))
+		for (c = 0; r != comm->rank && c < fq_nconn(comm); c++)
+			if (!READ_ONCE(fq_peer_conn(comm, &comm->peers[r], c)->established))
 				return false;
 	return true;
 }
@@ -1224,10 +1265,14 @@ static struct fq_conn *fq_cm_half_open(struct fq_comm *comm)
 {
 	u32 r, c;
 
+	struct fq_conn *conn;
+
 	for (r = comm->rank + 1; r < comm->nranks; r++)
-		for (c = 0; c < comm->nch; c++)
-			if (READ_ONCE(comm->peers[r].ch[c]->setup_failed))
-				return comm->peers[r].ch[c];
+		for (c = 0; c < fq_nconn(comm); c++) {
+			conn = fq_peer_conn(comm, &comm->peers[r], c);
+			if (READ_ONCE(conn->setup_failed))
+				return conn;
+		}
 	return NULL;
 }
 
@@ -1267,9 +1312,13 @@ int fq_cm_connect_all(struct fq_comm *comm)
 			err = comm->err ? comm->err : -ECANCELED;
 		mutex_unlock(&comm->setup_lock);
 	}
+	/* heartbeats go out on each control connection as soon as it is up */
+	if (!err)
+		fq_ctrl_start(comm);
 	for (r = 0; !err && r < comm->rank; r++)
-		for (c = 0; !err && c < comm->nch; c++)
-			err = fq_cm_connect_one(comm, comm->peers[r].ch[c], deadline);
+		for (c = 0; !err && c < fq_nconn(comm); c++)
+			err = fq_cm_connect_one(comm, fq_peer_conn(comm, &comm->peers[r], c),
+						deadline);
 	while (!err && !fq_cm_all_up(comm)) {
 		left = (long)(deadline - jiffies);
 		if (left <= 0) {
@@ -1317,6 +1366,7 @@ void fq_cm_teardown(struct fq_comm *comm)
 		comm->state = FQ_COMM_FAILED;
 	mutex_unlock(&comm->setup_lock);
 
+	fq_ctrl_stop(comm);
 	down_write(&comm->hw_rwsem);
 	if (comm->hw_gone)
 		goto out;
@@ -1326,8 +1376,8 @@ void fq_cm_teardown(struct fq_comm *comm)
 		comm->listen_id = NULL;
 	}
 	for (r = 0; r < comm->nranks; r++)
-		for (c = 0; r != comm->rank && c < comm->nch; c++)
-			fq_conn_release(comm->peers[r].ch[c]);
+		for (c = 0; r != comm->rank && c < fq_nconn(comm); c++)
+			fq_conn_release(fq_peer_conn(comm, &comm->peers[r], c));
 	/* no send reads the buffers now; the device may go once this returns */
 	fq_regcache_unmap(&comm->regs);
 	if (comm->cq) {

@@ -473,6 +473,13 @@ static int fq_op_pass(struct fq_comm *comm, struct fq_op *op, bool *progress)
 	return err;
 }
 
+/* The engine moved: it waits on nobody now (ctrl.c's heartbeats tell). */
+static void fq_run_moved(struct fq_comm *comm)
+{
+	if (READ_ONCE(comm->run.wait_rank) != FABRIQ_STATUS_NO_RANK)
+		WRITE_ONCE(comm->run.wait_rank, FABRIQ_STATUS_NO_RANK);
+}
+
 /*
  * Retire the steps that are done, oldest first, and admit the next ones.
  * Return: true if a step was retired.
@@ -494,6 +501,8 @@ static bool fq_op_turn(struct fq_comm *comm, struct fq_op *op)
 		fq_pipe_retire(p);
 		retired = true;
 	}
+	if (retired)
+		fq_run_moved(comm);
 	for (slot = fq_pipe_slot(p, p->n); fq_pipe_admit(p); slot = fq_pipe_slot(p, p->n)) {
 		memset(op->acked[slot], 0, sizeof(op->acked[slot]));
 		/* debugfs fault knob: this rank is slow to start each step */
@@ -554,6 +563,31 @@ static bool fq_op_waits_tx(struct fq_op *op)
 	return false;
 }
 
+/*
+ * The engine found nothing to do: note whom the oldest step in flight
+ * waits on (its first transfer not done, receives first), and since
+ * when, for the heartbeats (ctrl.c).  Progress ends the wait
+ * (fq_op_run_steps()), so a wait is the time since the engine last moved.
+ */
+static void fq_op_note_wait(struct fq_comm *comm, struct fq_op *op)
+{
+	struct fq_pipe_step *ps = fq_pipe_at(&op->pipe, 0);
+	u32 i, who = FABRIQ_STATUS_NO_RANK;
+
+	fq_op_sync_freed(op, 0);
+	for (i = 0; i < ps->st.n && who == FABRIQ_STATUS_NO_RANK; i++)
+		if (ps->st.x[i].op != FQ_X_SEND && ps->xs[i].msgs < ps->xs[i].nmsg)
+			who = ps->st.x[i].peer;
+	for (i = 0; i < ps->st.n && who == FABRIQ_STATUS_NO_RANK; i++)
+		if (ps->st.x[i].op == FQ_X_SEND && ps->xs[i].freed < ps->xs[i].nmsg)
+			who = ps->st.x[i].peer;
+	WRITE_ONCE(comm->run.step, ps->k);
+	if (who == READ_ONCE(comm->run.wait_rank))
+		return;
+	WRITE_ONCE(comm->run.wait_since_ns, ktime_get_ns());
+	WRITE_ONCE(comm->run.wait_rank, who);
+}
+
 /* Run the schedule's steps, up to FQ_PIPE_DEPTH of them at once (pipe.c). */
 static int fq_op_run_steps(struct fq_comm *comm, struct fq_op *op)
 {
@@ -574,11 +608,13 @@ static int fq_op_run_steps(struct fq_comm *comm, struct fq_op *op)
 			return err;
 		if (fq_op_turn(comm, op) || progress) {
 			deadline = jiffies + comm->op_timeout;
+			fq_run_moved(comm);
 			cond_resched();
 			continue;
 		}
 		if (fq_busy_poll(comm, seen))
 			continue;
+		fq_op_note_wait(comm, op);
 		left = (long)(deadline - jiffies);
 		if (left <= 0)
 			return -ETIMEDOUT;
@@ -676,7 +712,13 @@ static int fq_coll_exec(struct fq_comm *comm, struct fq_op *op)
 	lockdep_assert_held(&comm->run_lock);
 	if (err)
 		return err;
+	WRITE_ONCE(comm->run.op_seq, op->seq);
+	WRITE_ONCE(comm->run.step, 0);
+	WRITE_ONCE(comm->run.wait_rank, FABRIQ_STATUS_NO_RANK);
+	WRITE_ONCE(comm->run.running, true);
 	err = fq_coll_run(comm, op);
+	WRITE_ONCE(comm->run.running, false);
+	WRITE_ONCE(comm->run.wait_rank, FABRIQ_STATUS_NO_RANK);
 	if (!err)
 		fq_stats_op_done(comm, op, ktime_to_ns(ktime_sub(ktime_get(), op->t0)));
 	if (err) {

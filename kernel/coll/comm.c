@@ -33,6 +33,9 @@
 #define FQ_DEF_CHUNK		(64 * 1024)
 #define FQ_DEF_TIMEOUT_MS	30000
 #define FQ_DEF_SMALL_BYTES	32768
+#define FQ_DEF_PEER_TIMEOUT_MS	5000
+#define FQ_MIN_PEER_TIMEOUT_MS	100
+#define FQ_MAX_PEER_TIMEOUT_MS	600000
 
 struct fq_objects fq_objects;
 
@@ -75,10 +78,14 @@ static void fq_comm_put(struct fq_comm *comm)
 		return;
 	u32 r, c;
 
+	fq_ctrl_stop(comm);
 	if (comm->peers)
 		for (r = 0; r < comm->nranks; r++)
 			for (c = 0; c < FABRIQ_MAX_CHANNELS; c++)
 				kfree(comm->peers[r].ch[c]);
+	if (comm->peers)
+		for (r = 0; r < comm->nranks; r++)
+			kfree(comm->peers[r].ctrl);
 	kvfree(comm->peers);
 	kvfree(comm->addrs);
 	kvfree(comm->slow_scratch);
@@ -119,11 +126,8 @@ static int fq_addr_from_user(const struct fabriq_addr *a, u16 port, struct socka
 /* Checks what needs no allocation; fills the defaults. */
 static int fq_init_check(struct fabriq_comm_init *ci)
 {
-	u32 i;
-
-	for (i = 0; i < ARRAY_SIZE(ci->reserved); i++)
-		if (ci->reserved[i])
-			return -EINVAL;
+	if (ci->reserved)
+		return -EINVAL;
 	if (!ci->nranks || ci->nranks > FABRIQ_MAX_RANKS || ci->rank >= ci->nranks)
 		return -EINVAL;
 	if (ci->algo >= __FABRIQ_ALGO_MAX ||
@@ -143,6 +147,11 @@ static int fq_init_check(struct fabriq_comm_init *ci)
 		ci->op_timeout_ms = FQ_DEF_TIMEOUT_MS;
 	if (!ci->small_bytes)
 		ci->small_bytes = FQ_DEF_SMALL_BYTES;
+	if (!ci->peer_timeout_ms)
+		ci->peer_timeout_ms = FQ_DEF_PEER_TIMEOUT_MS;
+	if (ci->peer_timeout_ms < FQ_MIN_PEER_TIMEOUT_MS ||
+	    ci->peer_timeout_ms > FQ_MAX_PEER_TIMEOUT_MS)
+		return -EINVAL;
 	if ((u32)ci->base_port + ci->nranks - 1 > 65535 || !ci->base_port)
 		return -EINVAL;
 	/* without the key anyone who learns the id could take a rank's place */
@@ -179,6 +188,7 @@ static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 	comm->small_bytes = ci->small_bytes;
 	comm->connect_timeout_ms = ci->connect_timeout_ms;
 	comm->op_timeout = msecs_to_jiffies(ci->op_timeout_ms);
+	comm->peer_timeout_ms = ci->peer_timeout_ms;
 	comm->has_tclass = ci->flags & FABRIQ_COMM_F_TCLASS;
 	comm->bounce = ci->flags & FABRIQ_COMM_F_BOUNCE;
 	comm->tclass = ci->tclass;
@@ -195,6 +205,7 @@ static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 	INIT_LIST_HEAD(&comm->ops);
 	comm->next_seq = 1;
 	fq_coll_engine_init(comm);
+	fq_ctrl_init(comm);
 	INIT_KFIFO(comm->done);
 	spin_lock_init(&comm->done_lock);
 	init_waitqueue_head(&comm->done_wq);
@@ -208,7 +219,7 @@ static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 		goto err;
 	for (r = 0; r < ci->nranks; r++) {
 		comm->peers[r].rank = r;
-		for (c = 0; r != ci->rank && c < comm->nch; c++) {
+		for (c = 0; r != ci->rank && c < fq_nconn(comm); c++) {
 			struct fq_conn *conn = kzalloc(sizeof(*conn), GFP_KERNEL_ACCOUNT);
 
 			if (!conn)
@@ -217,7 +228,11 @@ static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 			conn->comm = comm;
 			conn->peer = &comm->peers[r];
 			conn->chan = c;
-			comm->peers[r].ch[c] = conn;
+			conn->control = c == comm->nch;
+			if (conn->control)
+				comm->peers[r].ctrl = conn;
+			else
+				comm->peers[r].ch[c] = conn;
 		}
 	}
 	return comm;

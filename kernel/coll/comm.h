@@ -147,7 +147,11 @@ struct fq_qp_stats {
  * @cm_kind: FQ_CM_CONN
  * @comm: owner
  * @peer: the peer
- * @chan: channel number
+ * @chan: channel number (the control connection: fq_comm.nch)
+ * @control: the control connection (ctrl.c), which carries only
+ *	heartbeats: FQ_CTRL_SLOTS receive slots and one send slot of
+ *	FQ_CTRL_SLOT_BYTES; else a data channel
+ * @hb_busy: (control) a heartbeat is in flight (under fq_comm.lock)
  * @id: the rdma_cm id; NULL before connecting and after teardown
  * @has_qp: @id has a QP
  * @established: the connection is up
@@ -182,6 +186,8 @@ struct fq_conn {
 	struct fq_comm *comm;
 	struct fq_peer *peer;
 	u32 chan;
+	bool control;
+	bool hb_busy;
 	struct rdma_cm_id *id;
 	bool has_qp;
 	bool established;
@@ -214,9 +220,75 @@ struct fq_conn {
 };
 
 /**
+ * struct fq_rank_status - where a rank is: its engine's, or a peer's as
+ * its heartbeat (struct fabriq_status) told
+ * @running: in a call
+ * @op_seq: the call it runs or last ran (0: none yet)
+ * @ops_done: calls it finished
+ * @step: the step of @op_seq it has got to
+ * @wait_rank: whom it waits on (FABRIQ_STATUS_NO_RANK: nobody)
+ * @wait_ns: for how long
+ * @dead_rank: the first peer it found dead (FABRIQ_STATUS_NO_RANK: none)
+ */
+struct fq_rank_status {
+	bool running;
+	u64 op_seq;
+	u64 ops_done;
+	u32 step;
+	u32 wait_rank;
+	u64 wait_ns;
+	u32 dead_rank;
+};
+
+/**
+ * struct fq_rank_view - one rank of a communicator as this host sees it,
+ * with whom it holds up (ctrl.c: fq_ctrl_view())
+ * @rs: where it is
+ * @state: enum fabriq_rank_state
+ * @heard_ms: since its last heartbeat (peers that sent one)
+ * @inherited_ns: the part of its wait it waited because the rank it
+ *	waits on waits too
+ * @origin: others' waits end at it
+ * @blocks: how many ranks' waits end at it
+ */
+struct fq_rank_view {
+	struct fq_rank_status rs;
+	u8 state;
+	u32 heard_ms;
+	u64 inherited_ns;
+	bool origin;
+	u32 blocks;
+};
+
+/**
+ * struct fq_run - what the engine is at, for the heartbeats; written by
+ * the engine alone (WRITE_ONCE), read unlocked (READ_ONCE)
+ * @op_seq: the call it runs or last ran; @running: it runs one now
+ * @step: the step it has got to (the oldest in flight)
+ * @wait_rank: the rank it waits on (FABRIQ_STATUS_NO_RANK: none)
+ * @wait_since_ns: since when: the wait began, or that rank last gave it
+ *	something (ktime ns)
+ */
+struct fq_run {
+	u64 op_seq;
+	bool running;
+	u32 step;
+	u32 wait_rank;
+	u64 wait_since_ns;
+};
+
+/**
  * struct fq_peer - another rank
  * @rank: its rank
  * @ch: one connection per channel
+ * @ctrl: the control connection (ctrl.c)
+ *
+ * Its heartbeats (ctrl.c; under fq_comm.lock):
+ * @rs: its status, as the last one told
+ * @heard: jiffies when it came (0: none yet)
+ * @beats_tx: heartbeats sent to it
+ * @dead: it fell silent, or its connection could not reach it
+ *
  * @send_seq: data messages sent to it (the engine's; picks the channel)
  * @recv_seq: data messages taken from it (the engine's)
  * @tx_bytes: payload sent; @rx_bytes: payload received
@@ -235,6 +307,11 @@ struct fq_conn {
 struct fq_peer {
 	u32 rank;
 	struct fq_conn *ch[FABRIQ_MAX_CHANNELS];
+	struct fq_conn *ctrl;
+	struct fq_rank_status rs;
+	unsigned long heard;
+	u64 beats_tx;
+	bool dead;
 	u64 send_seq;
 	u64 recv_seq;
 	u64 tx_bytes;
@@ -656,6 +733,12 @@ struct fq_small {
  * @slow_scratch: room to sort the peers' waits (slow-peer detector)
  * @regs: the user buffers pinned for its calls (regcache.c)
  * @small: the preallocated call of small synchronous calls
+ * @run: what the engine is at (its heartbeats tell the peers)
+ * @peer_timeout_ms: a peer silent this long is dead (ctrl.c)
+ * @hb_work: sends the heartbeats and judges the silent (ctrl.c)
+ * @hb_on: @hb_work runs (set once connected, cleared before teardown)
+ * @dead_rank: the first peer found dead (FABRIQ_STATUS_NO_RANK: none;
+ *	under @lock): the heartbeats tell the others
  */
 struct fq_comm {
 	u8 cm_kind;
@@ -723,7 +806,31 @@ struct fq_comm {
 	u64 *slow_scratch;
 	struct fq_regcache regs;
 	struct fq_small *small;
+	struct fq_run run;
+	u32 peer_timeout_ms;
+	struct delayed_work hb_work;
+	bool hb_on;
+	u32 dead_rank;
 };
+
+/* connections per peer: the data channels, then the control connection */
+static inline u32 fq_nconn(const struct fq_comm *comm)
+{
+	return comm->nch + 1;
+}
+
+/* connection @c (< fq_nconn()) to @peer */
+static inline struct fq_conn *fq_peer_conn(const struct fq_comm *comm, const struct fq_peer *peer,
+					   u32 c)
+{
+	return c < comm->nch ? peer->ch[c] : peer->ctrl;
+}
+
+/* the bytes of one of @conn's message slots */
+static inline u32 fq_conn_slot_bytes(const struct fq_conn *conn)
+{
+	return conn->control ? FQ_CTRL_SLOT_BYTES : conn->comm->chunk;
+}
 
 /* objects fabriq holds, for leak checks (debugfs "objects") */
 struct fq_objects {
@@ -778,6 +885,8 @@ void fq_stats_peer_qp(struct fq_comm *comm, struct fq_peer *peer, struct fq_qp_s
 
 /* cm.c */
 int fq_cm_connect_all(struct fq_comm *comm);
+int fq_cm_post_recv(struct fq_conn *conn, u32 slot);
+void fq_cm_wc_error(struct fq_conn *conn, struct ib_wc *wc, const char *what);
 void fq_cm_teardown(struct fq_comm *comm);
 int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, const struct fq_dmamap *map,
 	       struct fq_ack *ack, u64 msg);
@@ -790,6 +899,17 @@ int fq_cm_return_credits(struct fq_conn *conn, bool force);
 int fq_cm_closed(struct fq_conn *conn);
 void fq_cm_quiesce(struct fq_comm *comm, unsigned long timeout);
 void fq_cm_tx_wake(struct fq_comm *comm, bool on);
+
+/* ctrl.c */
+void fq_ctrl_init(struct fq_comm *comm);
+void fq_ctrl_conn_init(struct fq_conn *conn);
+void fq_ctrl_conn_up(struct fq_conn *conn);
+void fq_ctrl_start(struct fq_comm *comm);
+void fq_ctrl_stop(struct fq_comm *comm);
+void fq_ctrl_peer_unreachable(struct fq_comm *comm, struct fq_peer *peer);
+struct fq_rank_view *fq_ctrl_view(struct fq_comm *comm);
+int fq_ctrl_nl_put(struct sk_buff *skb, int type, const struct fq_rank_view *v);
+void fq_ctrl_show(struct seq_file *s, struct fq_comm *comm);
 
 /* coll.c */
 int fq_coll_submit(struct fq_comm *comm, struct fabriq_coll *req, bool async);

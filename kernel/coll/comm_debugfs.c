@@ -15,6 +15,9 @@
  *                                step waits (total, last operation, slow)
  *   comms/<id>-r<rank>/histogram operation times per collective: count,
  *                                mean, p50/p99/p99.9 and the log2 buckets
+ *   comms/<id>-r<rank>/status    every rank: alive or dead, its call and
+ *                                step, whom it waits on and how long, and
+ *                                whom it holds up (ctrl.c)
  *   comms/<id>-r<rank>/steps     the last operation: per step and peer, how
  *                                long the step waited for that peer's data
  *   comms/<id>-r<rank>/pipeline  steps run and steps that overlapped the
@@ -147,6 +150,13 @@ static int fq_comm_pipeline_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(fq_comm_pipeline);
 
+static int fq_comm_status_show(struct seq_file *s, void *unused)
+{
+	fq_ctrl_show(s, s->private);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(fq_comm_status);
+
 static int fq_comm_regcache_show(struct seq_file *s, void *unused)
 {
 	struct fq_comm *comm = s->private;
@@ -202,6 +212,7 @@ void fq_debugfs_comm_add(struct fq_comm *comm)
 	debugfs_create_file("peers", 0444, comm->dbg_dir, comm, &fq_comm_peers_fops);
 	debugfs_create_file("histogram", 0444, comm->dbg_dir, comm, &fq_comm_histogram_fops);
 	debugfs_create_file("steps", 0444, comm->dbg_dir, comm, &fq_comm_steps_fops);
+	debugfs_create_file("status", 0444, comm->dbg_dir, comm, &fq_comm_status_fops);
 	debugfs_create_file("pipeline", 0444, comm->dbg_dir, comm, &fq_comm_pipeline_fops);
 	debugfs_create_file("regcache", 0400, comm->dbg_dir, comm, &fq_comm_regcache_fops);
 	/* fault injection: sleep this many microseconds before each step */

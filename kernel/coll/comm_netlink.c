@@ -9,6 +9,8 @@
  * repeats nor hides the others, and the next peer: a communicator with
  * more peers than fit in one message goes on in the next ones, each
  * repeating its attributes (the same id, rank and port) with more peers.
+ * Each rank's status (set "rank-status", ctrl.c) is in it: this rank's,
+ * and each peer's as its heartbeats told: `fabriq comm status`.
  */
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -43,10 +45,12 @@ static const struct fabriq_qos_path fq_nl_qos_none;
 
 /*
  * The peers from *@next on, as many as fit; *@next: the first one that did
- * not (nranks when all did).  Context: comm->setup_lock held.
+ * not (nranks when all did).  @view: every rank's status (ctrl.c).
+ * Context: comm->setup_lock held.
  * Return: 0, or -EMSGSIZE when not one fit.
  */
-static int fq_nl_put_peers(struct sk_buff *skb, struct fq_comm *comm, u32 *next)
+static int fq_nl_put_peers(struct sk_buff *skb, struct fq_comm *comm,
+			   const struct fq_rank_view *view, u32 *next)
 {
 	const struct fabriq_qos_path *qos;
 	struct nlattr *nest;
@@ -77,7 +81,8 @@ static int fq_nl_put_peers(struct sk_buff *skb, struct fq_comm *comm, u32 *next)
 		    nla_put_u64_64bit(skb, FABRIQ_A_COMM_PEER_BYTES_RX, p->rx_bytes,
 				      FABRIQ_A_COMM_PEER_PAD) ||
 		    (qos->has_tclass && nla_put_u8(skb, FABRIQ_A_COMM_PEER_TCLASS, qos->tclass)) ||
-		    (qos->has_sl && nla_put_u8(skb, FABRIQ_A_COMM_PEER_SL, qos->sl))) {
+		    (qos->has_sl && nla_put_u8(skb, FABRIQ_A_COMM_PEER_SL, qos->sl)) ||
+		    fq_ctrl_nl_put(skb, FABRIQ_A_COMM_PEER_STATUS, &view[r])) {
 			nla_nest_cancel(skb, nest);
 			*next = r;
 			/* not even the first peer to put (the rank itself is not one) fit */
@@ -98,13 +103,18 @@ static int fq_nl_put_peers(struct sk_buff *skb, struct fq_comm *comm, u32 *next)
 static int fq_nl_fill_comm(struct sk_buff *skb, struct fq_comm *comm, struct netlink_callback *cb,
 			   u32 *peer)
 {
+	struct fq_rank_view *view = fq_ctrl_view(comm);
 	void *hdr;
 	int err;
 
+	if (!view)
+		return -ENOMEM;
 	hdr = fabriq_nl_put_hdr(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq, NLM_F_MULTI,
 				FABRIQ_CMD_COMM_GET);
-	if (!hdr)
+	if (!hdr) {
+		kvfree(view);
 		return -EMSGSIZE;
+	}
 	mutex_lock(&comm->setup_lock);
 	err = nla_put_u64_64bit(skb, FABRIQ_A_COMM_ID, comm->id, FABRIQ_A_COMM_PAD) ||
 	      nla_put_u32(skb, FABRIQ_A_COMM_RANK, comm->rank) ||
@@ -119,7 +129,9 @@ static int fq_nl_fill_comm(struct sk_buff *skb, struct fq_comm *comm, struct net
 	      nla_put_u32(skb, FABRIQ_A_COMM_CHUNK, comm->chunk) ||
 	      nla_put_u32(skb, FABRIQ_A_COMM_CHANNELS, comm->nch) ||
 	      nla_put_u32(skb, FABRIQ_A_COMM_QPS,
-			  comm->hw_gone ? 0 : (comm->nranks - 1) * comm->nch) ||
+			  comm->hw_gone ? 0 : (comm->nranks - 1) * fq_nconn(comm)) ||
+	      nla_put_u32(skb, FABRIQ_A_COMM_PEER_TIMEOUT_MS, comm->peer_timeout_ms) ||
+	      fq_ctrl_nl_put(skb, FABRIQ_A_COMM_STATUS, &view[comm->rank]) ||
 	      nla_put_u64_64bit(skb, FABRIQ_A_COMM_OPS_DONE, atomic64_read(&comm->ops_done),
 				FABRIQ_A_COMM_PAD) ||
 	      nla_put_u64_64bit(skb, FABRIQ_A_COMM_OPS_FAILED, atomic64_read(&comm->ops_failed),
@@ -128,8 +140,9 @@ static int fq_nl_fill_comm(struct sk_buff *skb, struct fq_comm *comm, struct net
 	      nla_put_u64_64bit(skb, FABRIQ_A_COMM_BYTES, atomic64_read(&comm->bytes),
 				FABRIQ_A_COMM_PAD) ? -EMSGSIZE : 0;
 	if (!err)
-		err = fq_nl_put_peers(skb, comm, peer);
+		err = fq_nl_put_peers(skb, comm, view, peer);
 	mutex_unlock(&comm->setup_lock);
+	kvfree(view);
 	if (err) {
 		genlmsg_cancel(skb, hdr);
 		return err;

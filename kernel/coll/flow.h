@@ -20,4 +20,11 @@
 #define FQ_RECV_SLOTS		(FQ_CREDITS + FQ_CREDITS / FQ_CREDIT_BATCH)
 #define FQ_SEND_WRS		(FQ_CREDITS + FQ_CREDITS / FQ_CREDIT_BATCH + 1)
 
+/*
+ * The control connection (ctrl.c) carries one heartbeat at a time each
+ * way, each reposted at once: a few slots are plenty.
+ */
+#define FQ_CTRL_SLOTS		4
+#define FQ_CTRL_SLOT_BYTES	64
+
 #endif /* _FABRIQ_FLOW_H */

@@ -31,7 +31,7 @@ MODULE_PARM_DESC(max_op_timeout_ms,
 static unsigned int max_conns_per_comm = 4096;
 module_param(max_conns_per_comm, uint, 0644);
 MODULE_PARM_DESC(max_conns_per_comm,
-		 "largest (ranks - 1) x channels of one communicator: its QPs (default 4096)");
+		 "largest (ranks - 1) x (channels + 1) of one communicator: its QPs, the control connections' too (default 4096)");
 
 static unsigned int max_regs_per_comm = 64;
 module_param(max_regs_per_comm, uint, 0644);
@@ -61,7 +61,8 @@ int fq_limits_check_init(const struct fabriq_comm_init *ci)
 
 	if (ci->op_timeout_ms > cap || ci->connect_timeout_ms > cap)
 		return -EINVAL;
-	if ((u64)(ci->nranks - 1) * ci->channels > READ_ONCE(max_conns_per_comm))
+	/* each peer: the data channels and the control connection */
+	if ((u64)(ci->nranks - 1) * (ci->channels + 1) > READ_ONCE(max_conns_per_comm))
 		return -EINVAL;
 	return 0;
 }

@@ -82,6 +82,7 @@ void bench_usage(void)
 		"  --chunk BYTES  message size (4K-1M; default 64K)\n"
 		"  --channels N   QPs per peer (1-%d; default 1)\n"
 		"  --connect-timeout MS  how long to wait for every rank (default 30000)\n"
+		"  --peer-timeout MS  a rank silent this long is dead (100-600000; default 5000)\n"
 		"  --bounce   copy sends through the kernel's slots instead of zero-copy\n"
 		"ENVIRONMENT:\n"
 		"  FABRIQ_KEY  the communicator's key, %d-%d bytes in hex, the same on every\n"
@@ -318,6 +319,10 @@ static int parse_args(struct bench *b, int argc, char **argv)
 			if (!fq_parse_u64(a, 0, 1, 600000, &v))
 				return bench_err(o, a, "1-600000 ms");
 			b->opts.connect_timeout_ms = v;
+		} else if (match(o, "--peer-timeout")) {
+			if (!fq_parse_u64(a, 0, 100, 600000, &v))
+				return bench_err(o, a, "100-600000 ms");
+			b->opts.peer_timeout_ms = v;
 		} else if (match(o, "--channels")) {
 			if (!fq_parse_u64(a, 0, 1, FABRIQ_MAX_CHANNELS, &v))
 				return bench_err(o, a, "1-4");
@@ -603,6 +608,13 @@ out:
 		out_end_object();
 	if (b->rank == 0 && out_is_json())
 		printf("\n");
+	/* a failed call: where every rank was, as this host's fabriq saw it then */
+	if (err && !out_is_json()) {
+		fflush(stdout);
+		printf("# rank %u: the communicator's ranks when the call failed:\n", b->rank);
+		comm_status_of(b->id);
+		printf("\n");
+	}
 	/* a multi-host rank other than 0 prints no table: its own verdict */
 	if (!err && b->rank && !b->local)
 		printf("# Out of bounds values (rank %u) : %ld %s\n", b->rank, my_wrong,

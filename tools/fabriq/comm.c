@@ -3,6 +3,10 @@
  * comm.c - `fabriq comm`: the communicators on this host (COMM_GET dump).
  *
  *   fabriq comm show [id ID]
+ *   fabriq comm status [id ID]: every rank of each, as this host's fabriq
+ *	knows it from the heartbeats on the control connections: alive or
+ *	dead, the call and step it is in, whom it waits on and for how
+ *	long, and the rank whose hold-up the others' waits come from
  */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -28,6 +32,8 @@ static struct nla_policy comm_policy[FABRIQ_A_COMM_MAX + 1] = {
 	[FABRIQ_A_COMM_OPS_QUEUED] = { .type = NLA_U32 },
 	[FABRIQ_A_COMM_BYTES] = { .type = NLA_U64 },
 	[FABRIQ_A_COMM_PEER] = { .type = NLA_NESTED },
+	[FABRIQ_A_COMM_STATUS] = { .type = NLA_NESTED },
+	[FABRIQ_A_COMM_PEER_TIMEOUT_MS] = { .type = NLA_U32 },
 };
 
 static struct nla_policy peer_policy[FABRIQ_A_COMM_PEER_MAX + 1] = {
@@ -39,7 +45,24 @@ static struct nla_policy peer_policy[FABRIQ_A_COMM_PEER_MAX + 1] = {
 	[FABRIQ_A_COMM_PEER_BYTES_RX] = { .type = NLA_U64 },
 	[FABRIQ_A_COMM_PEER_TCLASS] = { .type = NLA_U8 },
 	[FABRIQ_A_COMM_PEER_SL] = { .type = NLA_U8 },
+	[FABRIQ_A_COMM_PEER_STATUS] = { .type = NLA_NESTED },
 };
+
+static struct nla_policy rstat_policy[FABRIQ_A_RSTAT_MAX + 1] = {
+	[FABRIQ_A_RSTAT_STATE] = { .type = NLA_U8 },
+	[FABRIQ_A_RSTAT_HEARD_MS] = { .type = NLA_U32 },
+	[FABRIQ_A_RSTAT_RUNNING] = { .type = NLA_U8 },
+	[FABRIQ_A_RSTAT_OP_SEQ] = { .type = NLA_U64 },
+	[FABRIQ_A_RSTAT_OPS_DONE] = { .type = NLA_U64 },
+	[FABRIQ_A_RSTAT_STEP] = { .type = NLA_U32 },
+	[FABRIQ_A_RSTAT_WAIT_RANK] = { .type = NLA_U32 },
+	[FABRIQ_A_RSTAT_WAIT_NS] = { .type = NLA_U64 },
+	[FABRIQ_A_RSTAT_INHERITED_NS] = { .type = NLA_U64 },
+	[FABRIQ_A_RSTAT_ORIGIN] = { .type = NLA_U8 },
+	[FABRIQ_A_RSTAT_BLOCKS] = { .type = NLA_U32 },
+};
+
+static const char *const rank_state_names[] = FABRIQ_RANK_STATE_NAMES;
 
 static const char *const algo_names[] = { "auto", "ring", "rd", "tree", "direct" };
 
@@ -47,6 +70,7 @@ void comm_usage(void)
 {
 	fprintf(stdout,
 		"Usage: fabriq comm show [id ID]\n"
+		"       fabriq comm status [id ID]\n"
 		"       fabriq comm help\n"
 		"where  ID := communicator id, 1-0xffffffffffffffff (decimal or 0x hex)\n");
 }
@@ -89,10 +113,55 @@ static void print_peer(struct nlattr *nest)
 }
 
 /*
+ * One rank's line of `comm status`: @rank, its address and its status
+ * nest (set "rank-status").
+ */
+static void print_rank_status(uint32_t rank, struct nlattr *addr, struct nlattr *nest)
+{
+	struct nlattr *tb[FABRIQ_A_RSTAT_MAX + 1];
+	uint8_t state;
+
+	if (!nest || nla_parse_nested(tb, FABRIQ_A_RSTAT_MAX, nest, rstat_policy) ||
+	    !tb[FABRIQ_A_RSTAT_STATE])
+		return;
+	state = nla_get_u8(tb[FABRIQ_A_RSTAT_STATE]);
+	out_begin_object(NULL);
+	out_text("\n    ");
+	out_uint("rank", "rank %llu ", rank);
+	if (addr)
+		print_addr("address", "address %s ", addr);
+	out_str("state", "%s ", state < __FABRIQ_RANK_MAX ? rank_state_names[state] : "?");
+	if (tb[FABRIQ_A_RSTAT_HEARD_MS])
+		out_uint("heard_ms", "heard %llums ago ", nla_get_u32(tb[FABRIQ_A_RSTAT_HEARD_MS]));
+	if (tb[FABRIQ_A_RSTAT_OP_SEQ])
+		out_uint("op", "op %llu ", nla_get_u64(tb[FABRIQ_A_RSTAT_OP_SEQ]));
+	if (tb[FABRIQ_A_RSTAT_RUNNING])
+		out_bool("running", "running ", nla_get_u8(tb[FABRIQ_A_RSTAT_RUNNING]));
+	if (tb[FABRIQ_A_RSTAT_STEP])
+		out_uint("step", "step %llu ", nla_get_u32(tb[FABRIQ_A_RSTAT_STEP]));
+	if (tb[FABRIQ_A_RSTAT_OPS_DONE])
+		out_uint("ops_done", "ops_done %llu ", nla_get_u64(tb[FABRIQ_A_RSTAT_OPS_DONE]));
+	/* whom it waits on, for how long, and how much of that it inherited */
+	if (tb[FABRIQ_A_RSTAT_WAIT_RANK] && tb[FABRIQ_A_RSTAT_WAIT_NS] &&
+	    tb[FABRIQ_A_RSTAT_INHERITED_NS]) {
+		out_uint("waits_on", "waits_on %llu ", nla_get_u32(tb[FABRIQ_A_RSTAT_WAIT_RANK]));
+		out_uint("wait_ms", "for %llums ", nla_get_u64(tb[FABRIQ_A_RSTAT_WAIT_NS]) / 1000000);
+		out_uint("inherited_ms", "inherited %llums ",
+			 nla_get_u64(tb[FABRIQ_A_RSTAT_INHERITED_NS]) / 1000000);
+	}
+	if (tb[FABRIQ_A_RSTAT_ORIGIN])
+		out_bool("origin", "origin ", nla_get_u8(tb[FABRIQ_A_RSTAT_ORIGIN]));
+	if (tb[FABRIQ_A_RSTAT_BLOCKS])
+		out_uint("blocks", "blocks %llu ", nla_get_u32(tb[FABRIQ_A_RSTAT_BLOCKS]));
+	out_end_object();
+}
+
+/*
  * The communicator whose record is open: a communicator with many peers
  * comes in several messages, each with its id, rank and port again.
  */
 struct comm_open_record {
+	bool status;
 	bool open;
 	uint64_t id;
 	uint32_t rank;
@@ -106,6 +175,45 @@ static void comm_close_record(struct comm_open_record *rec)
 	out_end_array();
 	out_end_record();
 	rec->open = false;
+}
+
+/* a peer's line of `comm status` */
+static void print_peer_status(struct nlattr *nest)
+{
+	struct nlattr *tb[FABRIQ_A_COMM_PEER_MAX + 1];
+
+	if (nla_parse_nested(tb, FABRIQ_A_COMM_PEER_MAX, nest, peer_policy) ||
+	    !tb[FABRIQ_A_COMM_PEER_RANK])
+		return;
+	print_rank_status(nla_get_u32(tb[FABRIQ_A_COMM_PEER_RANK]), tb[FABRIQ_A_COMM_PEER_ADDR],
+			  tb[FABRIQ_A_COMM_PEER_STATUS]);
+}
+
+/* what both `comm show` and `comm status` start a communicator with */
+static void comm_head(struct nlattr **tb)
+{
+	out_hex("id", "comm %s ", nla_get_u64(tb[FABRIQ_A_COMM_ID]));
+	if (tb[FABRIQ_A_COMM_RANK])
+		out_uint("rank", "rank %llu ", nla_get_u32(tb[FABRIQ_A_COMM_RANK]));
+	if (tb[FABRIQ_A_COMM_NRANKS])
+		out_uint("nranks", "nranks %llu ", nla_get_u32(tb[FABRIQ_A_COMM_NRANKS]));
+	if (tb[FABRIQ_A_COMM_STATE])
+		out_str("state", "state %s ", nla_get_string(tb[FABRIQ_A_COMM_STATE]));
+	if (tb[FABRIQ_A_COMM_ERROR] && nla_get_u32(tb[FABRIQ_A_COMM_ERROR]))
+		out_str("error", "error \"%s\" ", strerror(-(int)nla_get_u32(tb[FABRIQ_A_COMM_ERROR])));
+}
+
+/* `comm status`: a communicator's head, and its own rank's line first */
+static void status_head(struct nlattr **tb)
+{
+	comm_head(tb);
+	if (tb[FABRIQ_A_COMM_PEER_TIMEOUT_MS])
+		out_uint("peer_timeout_ms", "peer_timeout %llums ",
+			 nla_get_u32(tb[FABRIQ_A_COMM_PEER_TIMEOUT_MS]));
+	out_begin_array("ranks");
+	if (tb[FABRIQ_A_COMM_RANK])
+		print_rank_status(nla_get_u32(tb[FABRIQ_A_COMM_RANK]), tb[FABRIQ_A_COMM_ADDR],
+				  tb[FABRIQ_A_COMM_STATUS]);
 }
 
 static int comm_print(struct nl_msg *msg, void *arg)
@@ -124,17 +232,14 @@ static int comm_print(struct nl_msg *msg, void *arg)
 	if (rec->open && rec->id == id && rec->rank == rank && rec->port == port)
 		goto peers;
 	comm_close_record(rec);
-	*rec = (struct comm_open_record){ .open = true, .id = id, .rank = rank, .port = port };
+	*rec = (struct comm_open_record){ .status = rec->status, .open = true, .id = id,
+					  .rank = rank, .port = port };
 	out_begin_object(NULL);
-	out_hex("id", "comm %s ", nla_get_u64(tb[FABRIQ_A_COMM_ID]));
-	if (tb[FABRIQ_A_COMM_RANK])
-		out_uint("rank", "rank %llu ", nla_get_u32(tb[FABRIQ_A_COMM_RANK]));
-	if (tb[FABRIQ_A_COMM_NRANKS])
-		out_uint("nranks", "nranks %llu ", nla_get_u32(tb[FABRIQ_A_COMM_NRANKS]));
-	if (tb[FABRIQ_A_COMM_STATE])
-		out_str("state", "state %s ", nla_get_string(tb[FABRIQ_A_COMM_STATE]));
-	if (tb[FABRIQ_A_COMM_ERROR] && nla_get_u32(tb[FABRIQ_A_COMM_ERROR]))
-		out_str("error", "error \"%s\" ", strerror(-(int)nla_get_u32(tb[FABRIQ_A_COMM_ERROR])));
+	if (rec->status) {
+		status_head(tb);
+		goto peers;
+	}
+	comm_head(tb);
 	if (tb[FABRIQ_A_COMM_DEV_NAME])
 		out_str("dev", "dev %s ", nla_get_string(tb[FABRIQ_A_COMM_DEV_NAME]));
 	if (tb[FABRIQ_A_COMM_ADDR])
@@ -161,28 +266,29 @@ static int comm_print(struct nl_msg *msg, void *arg)
 peers:
 	fq_msg_for_each_attr(a, msg, rem)
 		if (nla_type(a) == FABRIQ_A_COMM_PEER)
-			print_peer(a);
+			(rec->status ? print_peer_status : print_peer)(a);
 	return 0;
 }
 
-static int comm_show(int argc, char **argv)
+static int comm_show(int argc, char **argv, bool status)
 {
-	struct comm_open_record rec = { .open = false };
+	const char *cmd = status ? "status" : "show";
+	struct comm_open_record rec = { .status = status };
 	uint64_t id = 0;
 	struct nl_msg *msg;
 	int err;
 
 	if (argc >= 1 && match(argv[0], "id")) {
 		if (!fq_parse_u64(argc > 1 ? argv[1] : NULL, 0, 1, UINT64_MAX, &id)) {
-			fprintf(stderr, "%s: comm show: id '%s' is not valid "
-				"(valid: 1-0xffffffffffffffff)\n", prog, argc > 1 ? argv[1] : "");
+			fprintf(stderr, "%s: comm %s: id '%s' is not valid "
+				"(valid: 1-0xffffffffffffffff)\n", prog, cmd, argc > 1 ? argv[1] : "");
 			return 1;
 		}
 		argc -= 2, argv += 2;
 	}
 	if (argc > 0)
-		return usage_error("comm", "show: unexpected argument '%s' (expected: [id ID])",
-				   argv[0]);
+		return usage_error("comm", "%s: unexpected argument '%s' (expected: [id ID])",
+				   cmd, argv[0]);
 	if (fq_nl_open())
 		return 1;
 	msg = fq_nl_new(FABRIQ_CMD_COMM_GET, NLM_F_DUMP);
@@ -191,20 +297,38 @@ static int comm_show(int argc, char **argv)
 		return 1;
 	}
 	out_begin_array(NULL);
-	err = fq_nl_request(msg, comm_print, &rec, "comm show");
+	err = fq_nl_request(msg, comm_print, &rec, status ? "comm status" : "comm show");
 	comm_close_record(&rec);
 	out_end_array();
 	fq_nl_close();
 	return err ? 1 : 0;
 }
 
+/**
+ * comm_status_of() - `fabriq comm status id ID`, for a tool that holds
+ * communicator @id open (bench, when a call failed: who held it up)
+ * @id: the communicator
+ *
+ * Return: 0, or 1 if it could not ask.
+ */
+int comm_status_of(uint64_t id)
+{
+	char arg[24];
+	char *argv[] = { "id", arg };
+
+	snprintf(arg, sizeof(arg), "0x%llx", (unsigned long long)id);
+	return comm_show(2, argv, true);
+}
+
 int do_comm(int argc, char **argv)
 {
 	if (argc == 0 || match(argv[0], "show") || match(argv[0], "list"))
-		return comm_show(argc ? argc - 1 : 0, argc ? argv + 1 : argv);
+		return comm_show(argc ? argc - 1 : 0, argc ? argv + 1 : argv, false);
+	if (match(argv[0], "status"))
+		return comm_show(argc - 1, argv + 1, true);
 	if (match(argv[0], "help")) {
 		comm_usage();
 		return 0;
 	}
-	return usage_error("comm", "unknown command '%s' (valid: show, help)", argv[0]);
+	return usage_error("comm", "unknown command '%s' (valid: show, status, help)", argv[0]);
 }

@@ -86,6 +86,7 @@ int do_qos(int argc, char **argv);
 int do_ping(int argc, char **argv);
 int do_bench(int argc, char **argv);
 int do_comm(int argc, char **argv);
+int comm_status_of(uint64_t id);
 int do_stats(int argc, char **argv);
 int do_top(int argc, char **argv);
 void stats_usage(void);

@@ -163,6 +163,7 @@ int fabriq_comm_init(struct fabriq_comm **comm, uint64_t id, uint32_t nranks, ui
 	ci.channels = opts->channels;
 	ci.connect_timeout_ms = opts->connect_timeout_ms;
 	ci.op_timeout_ms = opts->op_timeout_ms;
+	ci.peer_timeout_ms = opts->peer_timeout_ms;
 	ci.small_bytes = opts->small_bytes;
 	ci.key = (uintptr_t)key;
 	ci.key_len = key_len;

@@ -242,12 +242,16 @@ enum fabriq_comm_attr {
 	FABRIQ_A_COMM_ALGO,		/* u8: enum fabriq_algo preferred */
 	FABRIQ_A_COMM_CHUNK,		/* u32: bytes per message */
 	FABRIQ_A_COMM_CHANNELS,		/* u32: QPs per peer */
-	FABRIQ_A_COMM_QPS,		/* u32: QPs held now */
+	FABRIQ_A_COMM_QPS,		/* u32: QPs held now (data channels and the
+					 * control connection, per peer)
+					 */
 	FABRIQ_A_COMM_OPS_DONE,		/* u64 */
 	FABRIQ_A_COMM_OPS_FAILED,	/* u64 */
 	FABRIQ_A_COMM_OPS_QUEUED,	/* u32 */
 	FABRIQ_A_COMM_BYTES,		/* u64: payload sent */
 	FABRIQ_A_COMM_PEER,		/* nest, multi: set "comm-peer" */
+	FABRIQ_A_COMM_STATUS,		/* nest, set "rank-status": this rank's */
+	FABRIQ_A_COMM_PEER_TIMEOUT_MS,	/* u32: silence after which a peer is dead */
 
 	__FABRIQ_A_COMM_MAX,
 	FABRIQ_A_COMM_MAX = __FABRIQ_A_COMM_MAX - 1
@@ -269,9 +273,55 @@ enum fabriq_comm_peer_attr {
 					 * derives from the class, the VLAN egress
 					 * map's or the netdev's priority, else 0)
 					 */
+	FABRIQ_A_COMM_PEER_STATUS,	/* nest, set "rank-status": the peer's, as
+					 * its last heartbeat told
+					 */
 
 	__FABRIQ_A_COMM_PEER_MAX,
 	FABRIQ_A_COMM_PEER_MAX = __FABRIQ_A_COMM_PEER_MAX - 1
+};
+
+/* what a rank is to the one that reports it */
+enum fabriq_rank_state {
+	FABRIQ_RANK_UNKNOWN,	/* no heartbeat from it yet */
+	FABRIQ_RANK_SELF,
+	FABRIQ_RANK_ALIVE,
+	FABRIQ_RANK_DEAD,	/* silent for peer_timeout_ms, or unreachable */
+	FABRIQ_RANK_CLOSED,	/* it closed its communicator */
+	__FABRIQ_RANK_MAX
+};
+
+#define FABRIQ_RANK_STATE_NAMES {					\
+	[FABRIQ_RANK_UNKNOWN] = "unknown", [FABRIQ_RANK_SELF] = "self",	\
+	[FABRIQ_RANK_ALIVE] = "alive", [FABRIQ_RANK_DEAD] = "dead",	\
+	[FABRIQ_RANK_CLOSED] = "closed" }
+
+/*
+ * attribute set "rank-status": where one rank of a communicator is, as
+ * this host knows it (its own engine, or a peer's last heartbeat), and
+ * whom it holds up.  A rank that waits on a rank that itself waits has
+ * inherited that much of its wait; following the waits from rank to rank
+ * ends at the origin: a rank that waits on nobody (it is late, or
+ * computing), a dead one, or, when the waits go round, the one of the
+ * round that has waited longest (the first to stop).
+ */
+enum fabriq_rank_status_attr {
+	FABRIQ_A_RSTAT_UNSPEC,
+	FABRIQ_A_RSTAT_PAD,
+	FABRIQ_A_RSTAT_STATE,		/* u8: enum fabriq_rank_state */
+	FABRIQ_A_RSTAT_HEARD_MS,	/* u32: since its last heartbeat (peers) */
+	FABRIQ_A_RSTAT_RUNNING,		/* u8: in a call */
+	FABRIQ_A_RSTAT_OP_SEQ,		/* u64: the call it runs or last ran */
+	FABRIQ_A_RSTAT_OPS_DONE,	/* u64 */
+	FABRIQ_A_RSTAT_STEP,		/* u32: the step it has got to */
+	FABRIQ_A_RSTAT_WAIT_RANK,	/* u32: whom it waits on (absent: nobody) */
+	FABRIQ_A_RSTAT_WAIT_NS,		/* u64: for how long */
+	FABRIQ_A_RSTAT_INHERITED_NS,	/* u64: of that, waited because its peer waits */
+	FABRIQ_A_RSTAT_ORIGIN,		/* u8: the waits of others end here */
+	FABRIQ_A_RSTAT_BLOCKS,		/* u32: ranks whose waits end here */
+
+	__FABRIQ_A_RSTAT_MAX,
+	FABRIQ_A_RSTAT_MAX = __FABRIQ_A_RSTAT_MAX - 1
 };
 
 /*
@@ -750,6 +800,10 @@ struct fabriq_addr {
  *       rank and known to nobody else (a job launcher draws it at random,
  *       as it draws the id).  Every connection proves it (HMAC-SHA256 in
  *       the rdma_cm private data, both ways); it is never readable back.
+ * @peer_timeout_ms: a peer whose control connection has carried nothing
+ *	this long is dead, and every call fails with -EHOSTDOWN (0: 5000;
+ *	100..600000).  Each rank sends a heartbeat to every peer every
+ *	quarter of it.
  */
 struct fabriq_comm_init {
 	__u64 comm_id;
@@ -767,7 +821,8 @@ struct fabriq_comm_init {
 	__u32 small_bytes;
 	__u32 key_len;
 	__u64 key;
-	__u32 reserved[2];
+	__u32 peer_timeout_ms;
+	__u32 reserved;
 };
 
 #define FABRIQ_COLL_F_ASYNC	_BITUL(0)	/* queue it; the completion is read() from the fd */

@@ -13,7 +13,7 @@
 
 #include <linux/types.h>
 
-#define FABRIQ_CM_VERSION	2
+#define FABRIQ_CM_VERSION	3	/* 3: a control connection per pair */
 #define FABRIQ_CM_MAC_LEN	24	/* HMAC-SHA256 over the handshake, truncated */
 
 /* the connect request: who the connecting rank says it is, and the proof */
@@ -21,7 +21,9 @@ struct fabriq_cm_req {
 	__be32 version;			/* FABRIQ_CM_VERSION */
 	__be32 rank;			/* the connecting rank */
 	__be32 nranks;
-	__be32 chan;			/* the channel this connection is */
+	__be32 chan;			/* the channel this connection is, or
+					 * FABRIQ_CM_CHAN_CONTROL
+					 */
 	__be64 comm_id;
 	__u8 mac[FABRIQ_CM_MAC_LEN];
 };
@@ -30,6 +32,50 @@ struct fabriq_cm_req {
 struct fabriq_cm_rep {
 	__be32 version;
 	__u8 mac[FABRIQ_CM_MAC_LEN];
+};
+
+/*
+ * Besides its data channels, every pair of ranks has one control
+ * connection, which carries only struct fabriq_status messages: each
+ * rank sends its status to every peer at least once per heartbeat period,
+ * whatever its data connections do, so a peer that falls silent is dead
+ * and a stuck job's ranks can tell whom they wait on.
+ */
+#define FABRIQ_CM_CHAN_CONTROL	0xffffffffU
+
+#define FABRIQ_STATUS_MAGIC	0x46515354	/* "FQST" */
+#define FABRIQ_STATUS_NO_RANK	0xffffffffU
+
+/* @flags */
+#define FABRIQ_STATUS_F_RUNNING	1U	/* in a collective call */
+
+/**
+ * struct fabriq_status - one heartbeat on the control connection
+ * @magic: FABRIQ_STATUS_MAGIC
+ * @rank: the sender
+ * @beat: heartbeats sent to this peer, from 1
+ * @flags: FABRIQ_STATUS_F_*
+ * @op_seq: the call it runs (or last ran; 0: none yet)
+ * @ops_done: calls it has finished
+ * @step: the step of that call it has got to
+ * @wait_rank: the rank whose data it waits for now (FABRIQ_STATUS_NO_RANK:
+ *	none)
+ * @wait_ns: how long it has waited for that rank: since its engine last
+ *	moved
+ * @dead_rank: the first peer it found dead (FABRIQ_STATUS_NO_RANK: none):
+ *	its receivers fail too, at once, and know why
+ */
+struct fabriq_status {
+	__be32 magic;
+	__be32 rank;
+	__be64 beat;
+	__be32 flags;
+	__be32 step;
+	__be64 op_seq;
+	__be64 ops_done;
+	__be32 wait_rank;
+	__be32 dead_rank;
+	__be64 wait_ns;
 };
 
 /*

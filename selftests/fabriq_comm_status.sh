@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# fabriq_comm_status.sh - the control connections' heartbeats: every rank
+# of a job knows where every other one is, names the rank that holds the
+# others up, and finds a rank whose host fell off the fabric within the
+# peer timeout instead of the op timeout.  Three local ranks, each a
+# `fabriq bench` process of its own (as on three hosts), 256 KiB ring
+# allreduces, a 1 s peer timeout:
+#   1. `fabriq comm status` (text, JSON) and debugfs comms/*/status list
+#      every rank: itself, and the others alive, heard within the timeout.
+#   2. Rank 2 made slow (debugfs fault_delay_us: 1 s before each step):
+#      every rank's view names rank 2 as the origin, though ranks 0 and 1
+#      also wait on each other.
+#   3. Rank 2's host falls off the fabric (its veth's bridge port goes
+#      down): ranks 0 and 1 find it dead within the peer timeout (and the
+#      heartbeat period), or learn it from the one that found it first,
+#      their calls fail with EHOSTDOWN long before the 30 s op timeout,
+#      each prints the status naming rank 2 dead, and the kernel log says
+#      why.  Rank 2, cut off, finds the others dead too.
+#   4. Nothing is left afterwards; the log shows no oops or WARN.
+. "$(dirname "$0")/lib.sh"
+
+ktap_plan 13
+fq_require jq
+mark=$(fq_console_mark)
+fq_load_fabriq || ktap_bail "cannot load fabriq"
+fq_ranks_up 3 || ktap_bail "cannot set up 3 local ranks"
+peers="$(fq_ranks_addr 0),$(fq_ranks_addr 1),$(fq_ranks_addr 2)"
+port=19600
+id=0x57a7
+tmp=$(mktemp -d)
+cleanup() {
+	pkill -f -- "--port $port" 2>/dev/null
+	ip link set fqr2p up 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+pid=()
+for r in 0 1 2; do
+	fq bench allreduce --rank $r --peers "$peers" --port $port --id $id --algo ring \
+		-b 256K -e 256K -w 0 -n 1000000 -c 0 --peer-timeout 1000 > "$tmp/r$r.log" 2>&1 &
+	pid[r]=$!
+done
+wait_for 60 sh -c "$FQ_CLI comm show id $id | grep -c 'state ready' | grep -qx 3" ||
+	ktap_bail "the three ranks never connected"
+sleep 2
+
+# 1. every rank's view of every rank
+j=$(fq -j comm status id $id)
+views=$(echo "$j" | jq -r 'sort_by(.rank)[] | [.ranks | sort_by(.rank)[] | "\(.rank):\(.state)"] | join(" ")' | xargs)
+check_eq "comm status: each of the 3 local ranks lists every rank, itself and two alive" \
+	"0:self 1:alive 2:alive 0:alive 1:self 2:alive 0:alive 1:alive 2:self" "$views"
+check_eq "... each heard within the 1000 ms peer timeout, and the timeout shown" "1000 1000 1000" \
+	"$(echo "$j" | jq -r '.[] | select([.ranks[] | select(.heard_ms != null and .heard_ms >= 1000)] | length == 0) | .peer_timeout_ms' | xargs)"
+check_match "... in text: each rank with its call" \
+	"rank 1 address $(fq_ranks_addr 1) alive heard [0-9]+ms ago op [0-9]+ " \
+	"$(fq comm status id $id)"
+dbg=$FQ_DBG/comms/57a7-r0/status
+check_eq "debugfs comms/57a7-r0/status: a line per rank" "0 self,1 alive,2 alive" \
+	"$(awk '!/^#/ { printf "%s%s %s", s, $1, $2; s = "," } END { print "" }' "$dbg")"
+
+# 2. rank 2 sleeps a second before each step: the others wait on it
+echo 1000000 > "$FQ_DBG/comms/57a7-r2/fault_delay_us"
+origin() {	# origin R: the origins in local rank R's view
+	fq -j comm status id $id |
+		jq -r --argjson r "$1" '.[] | select(.rank == $r) | [.ranks[] | select(.origin) | .rank] | join(",")'
+}
+seen=
+for try in $(seq 20); do
+	o0=$(origin 0) o1=$(origin 1) o2=$(origin 2)
+	[ "$o0 $o1 $o2" = "2 2 2" ] && { seen=yes; break; }
+	sleep 0.5
+done
+ktap_diag "after $try tries, the origins seen by ranks 0, 1, 2: '$o0' '$o1' '$o2'"
+ktap_diag "rank 0's view: $(fq comm status id $id | sed -n '/^comm 0x57a7 rank 0 /,+3p' | tr -s ' \n' ' ')"
+check_eq "with rank 2 slow, every rank's view names rank 2 as the origin" yes "$seen"
+held=$(fq -j comm status id $id | jq -r '.[] | select(.rank == 0) | .ranks[] | select(.rank == 2) | .blocks')
+check_true "... holding up at least one rank ($held)" test "${held:-0}" -ge 1
+echo 0 > "$FQ_DBG/comms/57a7-r2/fault_delay_us"
+
+# 3. rank 2's host falls off the fabric
+sleep 1
+t0=$(date +%s%N)
+ip link set fqr2p down
+wait "${pid[0]}"
+rc0=$?
+t1=$(date +%s%N)
+wait "${pid[1]}"
+rc1=$?
+ms=$(((t1 - t0) / 1000000))
+ktap_diag "rank 0's bench ended $ms ms after rank 2 was cut off (exit $rc0; rank 1 exit $rc1)"
+check_match "rank 0's call failed with EHOSTDOWN" "allreduce failed: Host is down" "$(cat "$tmp/r0.log")"
+check_true "... within 3 s (peer timeout 1 s, heartbeats every 250 ms; op timeout 30 s): $ms ms" \
+	test "$ms" -lt 3000
+check_match "... and it printed the status: rank 2 dead" \
+	"rank 2 address $(fq_ranks_addr 2) dead heard [0-9]+ms ago" "$(cat "$tmp/r0.log")"
+check_match "rank 1's call failed with EHOSTDOWN too, and it printed rank 2 dead" \
+	"allreduce failed: Host is down.*rank 2 address $(fq_ranks_addr 2) dead" \
+	"$(tr '\n' ' ' < "$tmp/r1.log")"
+klog=$(dmesg | sed -n "/$mark/,\$p" | grep 'communicator 57a7 rank [01]:')
+ktap_diag "$(echo "$klog" | sed 's/.*communicator/communicator/' | tr '\n' '|')"
+check_match "the kernel log of ranks 0 and 1 says which rank died and why" \
+	"rank [01]: rank 2 \\($(fq_ranks_addr 2)\\) is dead: (silent for 1000 ms|its connection ran out of retries|rank [01] found it dead).*rank [01]: rank 2 \\(" \
+	"$(echo "$klog" | tr '\n' ' ')"
+ip link set fqr2p up
+wait "${pid[2]}"
+ktap_diag "rank 2, cut off: $(grep 'failed' "$tmp/r2.log")"
+
+# 4. nothing left
+wait_for 10 sh -c "! grep -qv ' 0$' $FQ_DBG/objects"
+check_eq "every fabriq object counter is back at zero" "" "$(grep -v ' 0$' "$FQ_DBG/objects")"
+check_true "the kernel log shows no oops or WARN" fq_console_clean "$mark"
+ktap_finish
