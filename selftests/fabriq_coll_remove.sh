@@ -22,10 +22,11 @@ running() { [ "$(ops_done 0)" -gt 0 ] 2>/dev/null && [ "$(ops_done 1)" -gt 0 ] 2
 # rank_error R: the errno text rank R's bench ended with
 rank_error() { sed -n "s/^fabriq: bench: rank $1: allreduce failed: //p" "$log" | head -1; }
 # The rank on the removed device: ENODEV.  Its peer: ECONNRESET when the
-# disconnect reached it, ETIMEDOUT (after op_timeout_ms) when the device
-# went before its disconnect could leave it.
+# disconnect reached it; when the device went before its disconnect could
+# leave it, EHOSTDOWN once the control connection was silent for the peer
+# timeout (5 s), or ETIMEDOUT had the op timeout come first.
 on_removed='^No such device$'
-on_peer='^(Connection reset by peer|Connection timed out)$'
+on_peer='^(Connection reset by peer|Host is down|Connection timed out)$'
 
 # readers loop over every communicator's debugfs files and COMM_GET
 # across all the removals (they must never touch a released QP)
@@ -54,7 +55,7 @@ for ((i = 1; i <= rounds; i++)); do
 		wait $bench
 		brc=$?
 		e0=$(rank_error 0) e1=$(rank_error 1)
-		check_true "round $i: rank 1 (removed) ENODEV, rank 0 ECONNRESET or ETIMEDOUT (exit $brc; rank 0: '$e0', rank 1: '$e1')" \
+		check_true "round $i: rank 1 (removed) ENODEV, rank 0 ECONNRESET, EHOSTDOWN or ETIMEDOUT (exit $brc; rank 0: '$e0', rank 1: '$e1')" \
 			sh -c "test $brc -ne 0 && printf '%s\n' '$e1' | grep -Eq '$on_removed' &&
 			       printf '%s\n' '$e0' | grep -Eq '$on_peer'"
 	else

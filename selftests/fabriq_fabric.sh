@@ -21,11 +21,19 @@
 #   3. The test bed's shaping: a tbf on the last host's tap (from the
 #      outside, tools/vm/fabric) slows what reaches that host, and only
 #      that host, until it is removed.
+#   4. A dead host: host 2's qemu is killed (tools/vm/fabric) during a
+#      four-host allreduce loop.  Every survivor finds it dead through
+#      the control connections' heartbeats within the 5 s peer timeout
+#      (and a heartbeat period), not the 30 s op timeout; its call fails
+#      with EHOSTDOWN; the status it prints names rank 2 dead; and once
+#      it closed the communicator, every fabriq object is gone.
 # Not in TEST_PROGS: it needs the other hosts.
 . "$(dirname "$0")/lib.sh"
 
 COLLS="allreduce allgather reducescatter broadcast alltoall"
 TC_ID=0xfa10
+DEAD_ID=0xfa20
+DEAD=2		# the host whose qemu is killed
 me=${FABRIQ_HOST:?run by tools/vm/fabric}
 peers=$(fq_fabric_peers)
 
@@ -37,6 +45,15 @@ bench() {
 	echo "== $name"
 	fq bench "$coll" --rank "$me" --peers "$peers" --id "$id" -w 0 -c 1 "$@" 2>&1
 	echo "== $name exit $?"
+}
+
+# dead_loop: this host's rank of the allreduce loop that host $DEAD dies
+# under (its peers wait for host 0 to get there: it runs the other
+# scenarios first); then what fabriq objects are left
+dead_loop() {
+	bench dead allreduce $DEAD_ID -b 1M -e 1M -n 1000000 -c 0 --connect-timeout 600000
+	wait_for 10 sh -c "! grep -qv ' 0$' $FQ_DBG/objects"
+	echo "== objects left: $(grep -v ' 0$' "$FQ_DBG/objects" | xargs)"
 }
 
 # verdict LOG NAME RANK: "ok" if rank RANK's bench NAME in LOG exited 0
@@ -62,12 +79,14 @@ if [ "$me" != 0 ]; then		# serve host 0: the same collectives, then wait
 	done
 	fq qos set dev rxe0 tc 106
 	bench tc106 allreduce $TC_ID -b 1M -e 1M -n 2
+	fq qos set dev rxe0 tc 0
+	dead_loop
 	fq_fabric_wait_stop
 	exit
 fi
 
-ktap_plan 18
-fq_require tcpdump ping
+ktap_plan 24
+fq_require tcpdump ping jq
 fq_fabric_up
 check_eq "all $FABRIQ_HOSTS hosts are up: each answers fabriq ping" 0 $?
 
@@ -162,4 +181,48 @@ check_match "... and a shape of a host or qdisc the fabric does not have" \
 	"host '$FABRIQ_HOSTS'.*qdisc 'netem'" \
 	"$({ fq_fabric_req shape "$FABRIQ_HOSTS" tbf rate 1mbit; fq_fabric_req shape 0 netem delay 1ms; } |
 		tr '\n' ' ')"
+
+# 4. host $DEAD dies during a four-host allreduce loop
+dead_log=$FABRIQ_OUT/dead.log
+dead_loop > "$dead_log" 2>&1 &
+loop=$!
+alive() {	# every rank alive or this one, each in a call past its first
+	fq -j comm status id $DEAD_ID | jq -e --argjson n "$FABRIQ_HOSTS" \
+		'.[0].ranks | length == $n and all(.state == "self" or .state == "alive") and
+		 all(.ops_done >= 1)' > /dev/null
+}
+wait_for 300 alive
+check_true "the $FABRIQ_HOSTS hosts run allreduces, each alive in every host's status" alive
+sleep 2
+t0=$(date +%s%N)
+fq_fabric_req kill $DEAD
+wait $loop
+ms=$((($(date +%s%N) - t0) / 1000000))
+ktap_diag "host $DEAD killed: this host's allreduce failed $ms ms later:" \
+	"$(grep -m1 'failed' "$dead_log")"
+ktap_diag "its status then: $(sed -n '/when the call failed/,/^$/p' "$dead_log" | tr -s ' \n' ' ')"
+check_match "... host $DEAD killed: this host's call fails with EHOSTDOWN" \
+	"allreduce failed: Host is down" "$(cat "$dead_log")"
+check_true "... within the 5 s peer timeout and a 1.25 s heartbeat period (+1 s), not the 30 s op timeout: $ms ms" \
+	test "$ms" -lt 7250
+check_match "... the status it printed names rank $DEAD dead" \
+	"rank $DEAD address $(fq_fabric_addr $DEAD) dead heard" "$(cat "$dead_log")"
+bad=
+for ((h = 1; h < FABRIQ_HOSTS; h++)); do
+	[ $h = $DEAD ] && continue
+	out=$FABRIQ_FABRIC_DIR/host$h/output.log
+	wait_for 60 grep -q "^== objects left" "$out"
+	sec=$(sed -n '/^== dead$/,/^== objects left/p' "$out" | tr '\n' ' ')
+	ktap_diag "host $h: $(echo "$sec" | grep -o 'allreduce failed: [A-Za-z ]*') $(echo "$sec" |
+		grep -o "rank $DEAD address [0-9.]* [a-z]*")"
+	echo "$sec" | grep -q "allreduce failed: Host is down" || bad="$bad host $h: no EHOSTDOWN;"
+	echo "$sec" | grep -q "rank $DEAD address $(fq_fabric_addr $DEAD) dead" ||
+		bad="$bad host $h: rank $DEAD not dead in its status;"
+	left=$(grep "^== objects left" "$out" | sed 's/^== objects left://' | xargs)
+	[ -z "$left" ] || bad="$bad host $h: objects left: $left;"
+done
+check_eq "... and so does every other survivor's, naming rank $DEAD dead, with nothing left after" \
+	"" "$bad"
+check_eq "... and on this host nothing is left" "" \
+	"$(grep '^== objects left' "$dead_log" | sed 's/^== objects left://' | xargs)"
 ktap_finish
