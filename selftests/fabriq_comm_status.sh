@@ -13,8 +13,8 @@
 #      every rank's view names rank 2 as the origin, though ranks 0 and 1
 #      also wait on each other.
 #   3. Rank 2's host falls off the fabric (its veth's bridge port goes
-#      down): ranks 0 and 1 find it dead within the peer timeout (and the
-#      heartbeat period), or learn it from the one that found it first,
+#      down): ranks 0 and 1 find it dead within the peer timeout, or
+#      learn it from the one that found it first,
 #      their calls fail with EHOSTDOWN long before the 30 s op timeout,
 #      each prints the status naming rank 2 dead, and the kernel log says
 #      why.  Rank 2, cut off, finds the others dead too.
@@ -22,6 +22,10 @@
 . "$(dirname "$0")/lib.sh"
 
 ktap_plan 13
+# a 1 s peer timeout; 5 s on a debug kernel (KASAN's slowness, measured:
+# 0.8 s without a heartbeat happens there on a loaded guest)
+peer_ms=1000 slack_ms=1000
+case $(uname -r) in *fqdebug*) peer_ms=5000 slack_ms=5000 ;; esac
 fq_require jq
 mark=$(fq_console_mark)
 fq_load_fabriq || ktap_bail "cannot load fabriq"
@@ -40,7 +44,7 @@ trap cleanup EXIT
 pid=()
 for r in 0 1 2; do
 	fq bench allreduce --rank $r --peers "$peers" --port $port --id $id --algo ring \
-		-b 256K -e 256K -w 0 -n 1000000 -c 0 --peer-timeout 1000 > "$tmp/r$r.log" 2>&1 &
+		-b 256K -e 256K -w 0 -n 1000000 -c 0 --peer-timeout $peer_ms > "$tmp/r$r.log" 2>&1 &
 	pid[r]=$!
 done
 wait_for 60 sh -c "$FQ_CLI comm show id $id | grep -c 'state ready' | grep -qx 3" ||
@@ -52,8 +56,9 @@ j=$(fq -j comm status id $id)
 views=$(echo "$j" | jq -r 'sort_by(.rank)[] | [.ranks | sort_by(.rank)[] | "\(.rank):\(.state)"] | join(" ")' | xargs)
 check_eq "comm status: each of the 3 local ranks lists every rank, itself and two alive" \
 	"0:self 1:alive 2:alive 0:alive 1:self 2:alive 0:alive 1:alive 2:self" "$views"
-check_eq "... each heard within the 1000 ms peer timeout, and the timeout shown" "1000 1000 1000" \
-	"$(echo "$j" | jq -r '.[] | select([.ranks[] | select(.heard_ms != null and .heard_ms >= 1000)] | length == 0) | .peer_timeout_ms' | xargs)"
+check_eq "... each heard within the $peer_ms ms peer timeout, and the timeout shown" \
+	"$peer_ms $peer_ms $peer_ms" \
+	"$(echo "$j" | jq -r --argjson t $peer_ms '.[] | select([.ranks[] | select(.heard_ms != null and .heard_ms >= $t)] | length == 0) | .peer_timeout_ms' | xargs)"
 check_match "... in text: each rank with its call" \
 	"rank 1 address $(fq_ranks_addr 1) alive heard [0-9]+ms ago op [0-9]+ " \
 	"$(fq comm status id $id)"
@@ -92,8 +97,8 @@ rc1=$?
 ms=$(((t1 - t0) / 1000000))
 ktap_diag "rank 0's bench ended $ms ms after rank 2 was cut off (exit $rc0; rank 1 exit $rc1)"
 check_match "rank 0's call failed with EHOSTDOWN" "allreduce failed: Host is down" "$(cat "$tmp/r0.log")"
-check_true "... within 3 s (peer timeout 1 s, heartbeats every 250 ms; op timeout 30 s): $ms ms" \
-	test "$ms" -lt 3000
+check_true "... within the $peer_ms ms peer timeout (+$slack_ms ms for the teardown; op timeout 30 s): $ms ms" \
+	test "$ms" -lt $((peer_ms + slack_ms))
 check_match "... and it printed the status: rank 2 dead" \
 	"rank 2 address $(fq_ranks_addr 2) dead heard [0-9]+ms ago" "$(cat "$tmp/r0.log")"
 check_match "rank 1's call failed with EHOSTDOWN too, and it printed rank 2 dead" \
@@ -102,7 +107,7 @@ check_match "rank 1's call failed with EHOSTDOWN too, and it printed rank 2 dead
 klog=$(dmesg | sed -n "/$mark/,\$p" | grep 'communicator 57a7 rank [01]:')
 ktap_diag "$(echo "$klog" | sed 's/.*communicator/communicator/' | tr '\n' '|')"
 check_match "the kernel log of ranks 0 and 1 says which rank died and why" \
-	"rank [01]: rank 2 \\($(fq_ranks_addr 2)\\) is dead: (silent for 1000 ms|its connection ran out of retries|rank [01] found it dead).*rank [01]: rank 2 \\(" \
+	"rank [01]: rank 2 \\($(fq_ranks_addr 2)\\) is dead: (silent for [0-9]+ ms|its connection ran out of retries|rank [01] found it dead).*rank [01]: rank 2 \\(" \
 	"$(echo "$klog" | tr '\n' ' ')"
 ip link set fqr2p up
 wait "${pid[2]}"

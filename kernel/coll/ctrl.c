@@ -8,9 +8,10 @@
  * with the same proof of the key).  It carries only heartbeats: struct
  * fabriq_status, where this rank is (the call it runs, its step, whom it
  * waits on and for how long).  A worker sends one to every peer every
- * quarter of the communicator's peer timeout, whatever the data
+ * fifth of the communicator's peer timeout, whatever the data
  * connections do, so:
- *  - a peer that sent nothing for the peer timeout is dead, and so is one
+ *  - a peer silent for four of those periods is dead, so it is found
+ *    at most the peer timeout after its last heartbeat; and so is one
  *    that a connection's retries could not reach (cm.c): the communicator
  *    fails with -EHOSTDOWN, and its calls with it, instead of waiting out
  *    the op timeout.  The next heartbeats (sent at once) name the dead
@@ -247,18 +248,18 @@ static int fq_ctrl_send(struct fq_comm *comm, struct fq_peer *peer, const struct
 }
 
 /*
- * Has @peer been silent for @timeout jiffies since its last sign of life
+ * Has @peer been silent for @silence jiffies since its last sign of life
  * (its control connection's setup, or a heartbeat)?  One that closed its
  * communicator is gone, not dead; one whose control connection is not up
  * yet has given none.
  */
-static bool fq_ctrl_silent(struct fq_comm *comm, struct fq_peer *peer, unsigned long timeout)
+static bool fq_ctrl_silent(struct fq_comm *comm, struct fq_peer *peer, unsigned long silence)
 {
 	bool silent;
 
 	spin_lock_bh(&comm->lock);
 	silent = !peer->dead && peer->heard && !peer->ctrl->peer_closed &&
-		 time_after(jiffies, peer->heard + timeout);
+		 time_after(jiffies, peer->heard + silence);
 	spin_unlock_bh(&comm->lock);
 	return silent;
 }
@@ -266,7 +267,13 @@ static bool fq_ctrl_silent(struct fq_comm *comm, struct fq_peer *peer, unsigned 
 static void fq_ctrl_work(struct work_struct *work)
 {
 	struct fq_comm *comm = container_of(to_delayed_work(work), struct fq_comm, hb_work);
+	/*
+	 * A heartbeat every fifth of the timeout; silence for four fifths
+	 * makes a peer dead, judged as often: it is found at most a timeout
+	 * after its last heartbeat.
+	 */
 	unsigned long timeout = msecs_to_jiffies(comm->peer_timeout_ms);
+	unsigned long period = max(timeout / 5, 1UL);
 	struct fq_rank_status me;
 	char why[48];
 	u32 r;
@@ -280,11 +287,12 @@ static void fq_ctrl_work(struct work_struct *work)
 		return;
 	}
 	fq_ctrl_self(comm, &me);
-	snprintf(why, sizeof(why), "silent for %u ms", comm->peer_timeout_ms);
+	snprintf(why, sizeof(why), "silent for %u ms",
+		 jiffies_to_msecs(timeout - period));
 	for (r = 0; r < comm->nranks; r++) {
 		if (r == comm->rank)
 			continue;
-		if (fq_ctrl_silent(comm, &comm->peers[r], timeout))
+		if (fq_ctrl_silent(comm, &comm->peers[r], timeout - period))
 			fq_ctrl_peer_dead(comm, &comm->peers[r], why);
 		else
 			err = err ?: fq_ctrl_send(comm, &comm->peers[r], &me);
@@ -294,7 +302,7 @@ static void fq_ctrl_work(struct work_struct *work)
 		fq_comm_fail(comm, err);
 again:
 	if (READ_ONCE(comm->hb_on))
-		queue_delayed_work(system_highpri_wq, &comm->hb_work, max(timeout / 4, 1UL));
+		queue_delayed_work(system_highpri_wq, &comm->hb_work, period);
 }
 
 /**

@@ -82,7 +82,7 @@ void bench_usage(void)
 		"  --chunk BYTES  message size (4K-1M; default 64K)\n"
 		"  --channels N   QPs per peer (1-%d; default 1)\n"
 		"  --connect-timeout MS  how long to wait for every rank (default 30000)\n"
-		"  --peer-timeout MS  a rank silent this long is dead (100-600000; default 5000)\n"
+		"  --peer-timeout MS  a dead rank is found within this (100-600000; default 5000)\n"
 		"  --bounce   copy sends through the kernel's slots instead of zero-copy\n"
 		"ENVIRONMENT:\n"
 		"  FABRIQ_KEY  the communicator's key, %d-%d bytes in hex, the same on every\n"

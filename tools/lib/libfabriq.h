@@ -27,7 +27,7 @@ struct fabriq_comm_opts {
 	int bounce;			/* 1: copy sends through slots (no zero-copy) */
 	const uint8_t *key;		/* the job's secret, the same on every rank; */
 	uint32_t key_len;		/* NULL/0: FABRIQ_KEY (hex) from the environment */
-	uint32_t peer_timeout_ms;	/* a silent peer is dead after this; 0: 5 s */
+	uint32_t peer_timeout_ms;	/* a dead peer is found within this; 0: 5 s */
 };
 
 struct fabriq_req {

@@ -800,10 +800,10 @@ struct fabriq_addr {
  *       rank and known to nobody else (a job launcher draws it at random,
  *       as it draws the id).  Every connection proves it (HMAC-SHA256 in
  *       the rdma_cm private data, both ways); it is never readable back.
- * @peer_timeout_ms: a peer whose control connection has carried nothing
- *	this long is dead, and every call fails with -EHOSTDOWN (0: 5000;
- *	100..600000).  Each rank sends a heartbeat to every peer every
- *	quarter of it.
+ * @peer_timeout_ms: a dead peer is found at most this long after its
+ *	last heartbeat, and every call fails with -EHOSTDOWN (0: 5000;
+ *	100..600000).  Each rank sends a heartbeat to every peer every fifth
+ *	of it; a peer silent for four fifths of it is dead.
  */
 struct fabriq_comm_init {
 	__u64 comm_id;
