@@ -205,8 +205,10 @@ ktap_diag "host $DEAD killed: this host's allreduce failed $ms ms later:" \
 ktap_diag "its status then: $(sed -n '/when the call failed/,/^$/p' "$dead_log" | tr -s ' \n' ' ')"
 check_match "... host $DEAD killed: this host's call fails with EHOSTDOWN" \
 	"allreduce failed: Host is down" "$(cat "$dead_log")"
-check_true "... within the 5 s peer timeout (+1.5 s for the request and the teardown), not the 30 s op timeout: $ms ms" \
-	test "$ms" -lt 6500
+# measured 6.6 s alone and 7.6 s in CI: the 5 s timeout, the request,
+# the teardown and this loop's polling, on four loaded TCG guests
+check_true "... within the 5 s peer timeout (+5 s for the request and the teardown), not the 30 s op timeout: $ms ms" \
+	test "$ms" -lt 10000
 check_match "... the status it printed names rank $DEAD dead" \
 	"rank $DEAD address $(fq_fabric_addr $DEAD) dead heard" "$(cat "$dead_log")"
 bad=
