@@ -80,12 +80,11 @@ static void fq_comm_put(struct fq_comm *comm)
 
 	fq_ctrl_stop(comm);
 	if (comm->peers)
-		for (r = 0; r < comm->nranks; r++)
+		for (r = 0; r < comm->nranks; r++) {
 			for (c = 0; c < FABRIQ_MAX_CHANNELS; c++)
 				kfree(comm->peers[r].ch[c]);
-	if (comm->peers)
-		for (r = 0; r < comm->nranks; r++)
 			kfree(comm->peers[r].ctrl);
+		}
 	kvfree(comm->peers);
 	kvfree(comm->addrs);
 	kvfree(comm->slow_scratch);
