@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 34
+ktap_plan 35
 fq_require jq sysctl pkill tcpdump
 fq_load_fabriq || ktap_bail "cannot load fabriq"
 fq_ranks_up 8 || ktap_bail "cannot set up 8 local ranks"
@@ -87,8 +87,15 @@ check_eq "with tc 106 on fqr1, a 2-rank allreduce: 1 size, 0 wrong" "1 0" \
 sleep 1
 kill "$cap"; wait "$cap" 2>/dev/null
 ktap_diag "$(tcpdump -nn -r /tmp/fq_coll_tc.pcap 2>/dev/null | wc -l) RoCEv2 packets from rank 1 to rank 0"
-check_eq "... and every RoCEv2 packet rank 1 sent carries tos 0x6a" "tos 0x6a" \
-	"$(tcpdump -nn -v -r /tmp/fq_coll_tc.pcap 2>/dev/null | grep -o 'tos 0x[0-9a-f]*' | sort -u | xargs)"
+rc_tos=$(fq_pcap_tos /tmp/fq_coll_tc.pcap "not ($FQ_ROCE_GSI)")
+ktap_diag "its RC QPs, tos and packets: $rc_tos"
+check_match "... and every packet of rank 1's RC QPs carries tos 0x6a" '^0x6a [0-9]+$' "$rc_tos"
+cm_tos=$(fq_pcap_cm_tos /tmp/fq_coll_tc.pcap 1)
+ktap_diag "its connection setup and teardown (CM REQ, RTU, DREQ): $cm_tos"
+check_match "... and so does rank 1's connection setup and teardown" '^0x6a [0-9]+$' "$cm_tos"
+# the CM's own answers, on the path of the packet each answers (lib.sh)
+ktap_diag "the CM's own answers (DREP: $(fq_pcap_tos /tmp/fq_coll_tc.pcap "$(fq_cm_attr 0x16)");" \
+	"repeats: $(fq_pcap_cm_tos /tmp/fq_coll_tc.pcap 0))"
 fq qos set dev fqr1 tc 0
 rm -f /tmp/fq_coll_tc.pcap /tmp/fq_coll_tc.err
 

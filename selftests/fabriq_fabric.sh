@@ -14,10 +14,12 @@
 #   2. The traffic class on the wire: with `fabriq qos set dev rxe0 tc 106`
 #      on every host, a capture on the bridge's ports (tools/vm/fabric's)
 #      shows every RoCEv2 packet of a four-host allreduce's RC QPs, and
-#      of its connection setup and teardown, with tos 0x6a, and packets
-#      from every host.  The CM's own answers to connects that came
-#      before a listener (REJ) are counted, not checked: fabriq sends
-#      none of them.
+#      of its connection setup and teardown (the first copy of each CM
+#      message), with tos 0x6a, and packets from every host.  The CM's
+#      own answers (a REJ to a connect that came before the listener, a
+#      DREP for a connection already gone, an RTU to a repeated REP) are
+#      counted, not checked: the CM sends them on the path of the packet
+#      it answers, whose traffic class it reads as 0 (lib.sh).
 #   3. The test bed's shaping: a tbf on the last host's tap (from the
 #      outside, tools/vm/fabric) slows what reaches that host, and only
 #      that host, until it is removed.
@@ -121,31 +123,23 @@ bench tc106 allreduce $TC_ID -b 1M -e 1M -n 2 >> "$log"
 fq_fabric_req capture-stop tc106
 check_eq "with tc 106 on every host, a $FABRIQ_HOSTS-host 1 MiB allreduce is right" \
 	ok "$(verdict "$log" tc106 0)"
-# tos FILTER: the IP tos values of the captured packets FILTER picks,
-# each with how many: "0x6a 1234 0x0 5"
-tos() {
-	tcpdump -nn -v -r "$FABRIQ_OUT/tc106.pcap" "$1" 2>/dev/null |
-		grep -o 'tos 0x[0-9a-f]*' | sort | uniq -c |
-		awk '{ printf "%s%s %s", s, $3, $1; s = " " } END { print "" }'
-}
-# RoCEv2 (BTH after the UDP header): destination QP 1 is the CM's (MADs,
-# class 7 at payload byte 21, attribute at byte 36)
-gsi='udp[13:2] = 0 and udp[15] = 1'
-cm_attr() { echo "($gsi and udp[29] = 7 and udp[44:2] = $1)"; }
-rc_tos=$(tos "not ($gsi)")
+pcap=$FABRIQ_OUT/tc106.pcap
+rc_tos=$(fq_pcap_tos "$pcap" "not ($FQ_ROCE_GSI)")
 ktap_diag "the collective's RC QPs, tos and packets (each seen on two ports): $rc_tos"
 check_match "... every packet of its RC QPs on the bridge carries tos 0x6a" '^0x6a [0-9]+$' "$rc_tos"
-cm_tos=$(tos "$(cm_attr 0x10) or $(cm_attr 0x13) or $(cm_attr 0x14) or $(cm_attr 0x15)")
+cm_tos=$(fq_pcap_cm_tos "$pcap" 1)
 ktap_diag "its connection setup and teardown (CM REQ, REP, RTU, DREQ): $cm_tos"
 check_match "... and so does its connection setup and teardown" '^0x6a [0-9]+$' "$cm_tos"
-# The CM answers a connect that came before the listener with a REJ, and
-# a DREQ for a connection already gone with a DREP, on the path of the
-# packet it answers, without fabriq (whose tc intent it does not know)
-ktap_diag "the CM's own answers (REJ: $(tos "$(cm_attr 0x12)"); DREP: $(tos "$(cm_attr 0x16)"))"
+# The CM answers on the path of the packet it answers, without fabriq
+# (whose tc intent it does not know): a connect that came before the
+# listener with a REJ, a DREQ for a connection already gone with a DREP,
+# a repeated REP with an RTU (lib.sh: fq_pcap_cm_tos)
+ktap_diag "the CM's own answers (REJ: $(fq_pcap_tos "$pcap" "$(fq_cm_attr 0x12)");" \
+	"DREP: $(fq_pcap_tos "$pcap" "$(fq_cm_attr 0x16)"); repeats: $(fq_pcap_cm_tos "$pcap" 0))"
 counts=
 for ((h = 0; h < FABRIQ_HOSTS; h++)); do
-	counts="$counts $(tcpdump -nn -r "$FABRIQ_OUT/tc106.pcap" \
-		"src host $(fq_fabric_addr "$h") and not ($gsi)" 2>/dev/null | wc -l)"
+	counts="$counts $(tcpdump -nn -r "$pcap" \
+		"src host $(fq_fabric_addr "$h") and not ($FQ_ROCE_GSI)" 2>/dev/null | wc -l)"
 done
 ktap_diag "RC packets captured from hosts 0..$((FABRIQ_HOSTS - 1)):$counts"
 check_eq "... from every host (100 or more each)" "" \

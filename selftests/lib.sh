@@ -340,3 +340,60 @@ fq_ranks_down() {
 	ip link del fqbr 2>/dev/null
 	true
 }
+
+# RoCEv2 captures.  The BTH follows the UDP header; destination QP 1 is
+# the CM's, whose MADs (management class 7 at UDP payload byte 21) name
+# their attribute at payload byte 36 and start with the sender's local
+# communication ID at payload byte 44.
+FQ_ROCE_GSI='udp[13:2] = 0 and udp[15] = 1'
+# fq_cm_attr A: a pcap filter for CM MADs of attribute A (0x10 REQ, 0x12
+# REJ, 0x13 REP, 0x14 RTU, 0x15 DREQ, 0x16 DREP)
+fq_cm_attr() { echo "($FQ_ROCE_GSI and udp[29] = 7 and udp[44:2] = $1)"; }
+
+# fq_pcap_tos PCAP FILTER: the IP tos values of the packets of PCAP that
+# FILTER picks, each with how many: "0x6a 1234 0x0 5"
+fq_pcap_tos() {
+	tcpdump -nn -v -r "$1" "$2" 2>/dev/null | grep -o 'tos 0x[0-9a-f]*' | sort | uniq -c |
+		awk '{ printf "%s%s %s", s, $3, $1; s = " " } END { print "" }'
+}
+
+# fq_pcap_cm_tos PCAP FIRST: the tos values (as fq_pcap_tos) of the CM's
+# setup and teardown (REQ, REP, RTU, DREQ) of the connections whose REQ
+# PCAP holds: the first copy of each (FIRST=1) or only the later copies
+# (FIRST=0) per sender, attribute and communication ID.  The CM sends a
+# retry on the connection's path, but answers a repeated REP with an RTU
+# on the path of the REP it received, as it answers with every REJ and
+# with a DREP for a connection it no longer has; for IPv4 that path has
+# traffic class 0 (ib_init_ah_attr_from_wc() reads it from the unused
+# first half of the GRH buffer, in front of the IPv4 header), whatever
+# the connection's.
+fq_pcap_cm_tos() {
+	tcpdump -nn -v -x -r "$1" \
+		"$(fq_cm_attr 0x10) or $(fq_cm_attr 0x13) or $(fq_cm_attr 0x14) or $(fq_cm_attr 0x15)" \
+		2>/dev/null | awk -v first="$2" '
+		function flush(attr, local, remote, key) {
+			if (tos == "")
+				return
+			# IPv4 header 20 bytes, UDP header 8: the source address
+			# at byte 12, the attribute at 64, the local comm ID at
+			# 72 and the remote one at 76
+			attr = substr(hex, 129, 4)
+			local = substr(hex, 145, 8)
+			remote = substr(hex, 153, 8)
+			if (attr == "0010")
+				req[local] = 1
+			key = substr(hex, 25, 8) "/" attr "/" local
+			if ((local in req || remote in req) && (first == 1) == !(key in seen))
+				n[tos]++
+			seen[key] = 1
+			tos = ""
+		}
+		/^[^ \t]/ { flush(); hex = "" }
+		match($0, /tos 0x[0-9a-f]+/) { tos = substr($0, RSTART + 4, RLENGTH - 4) }
+		/^\t0x[0-9a-f]+:/ { for (i = 2; i <= NF; i++) hex = hex $i }
+		END {
+			flush()
+			for (t in n) { printf "%s%s %s", s, t, n[t]; s = " " }
+			print ""
+		}'
+}
