@@ -135,7 +135,8 @@ check_match "... and so does its connection setup and teardown" '^0x6a [0-9]+$' 
 # listener with a REJ, a DREQ for a connection already gone with a DREP,
 # a repeated REP with an RTU (lib.sh: fq_pcap_cm_tos)
 ktap_diag "the CM's own answers (REJ: $(fq_pcap_tos "$pcap" "$(fq_cm_attr 0x12)");" \
-	"DREP: $(fq_pcap_tos "$pcap" "$(fq_cm_attr 0x16)"); repeats: $(fq_pcap_cm_tos "$pcap" 0))"
+	"DREP: $(fq_pcap_tos "$pcap" "$(fq_cm_attr 0x16)");" \
+	"later copies of its setup and teardown, with those seen on a second port: $(fq_pcap_cm_tos "$pcap" 0))"
 counts=
 for ((h = 0; h < FABRIQ_HOSTS; h++)); do
 	counts="$counts $(tcpdump -nn -r "$pcap" \

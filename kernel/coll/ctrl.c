@@ -82,6 +82,31 @@ static bool fq_ctrl_rank_ok(const struct fq_comm *comm, const struct fq_peer *pe
 	return r == FABRIQ_STATUS_NO_RANK || (r < comm->nranks && r != peer->rank);
 }
 
+/*
+ * What is wrong with @m, @len bytes from @peer, as @rs read it, written
+ * to @why; false when nothing is.  A peer proved the key, but what it
+ * says is checked all the same.
+ */
+static bool fq_ctrl_malformed(const struct fq_comm *comm, const struct fq_peer *peer,
+			      const struct fabriq_status *m, u32 len,
+			      const struct fq_rank_status *rs, char *why, size_t size)
+{
+	if (len != sizeof(*m))
+		snprintf(why, size, "%u bytes, not %zu", len, sizeof(*m));
+	else if (be32_to_cpu(m->magic) != FABRIQ_STATUS_MAGIC)
+		snprintf(why, size, "magic %#x, not %#x", be32_to_cpu(m->magic),
+			 FABRIQ_STATUS_MAGIC);
+	else if (be32_to_cpu(m->rank) != peer->rank)
+		snprintf(why, size, "it says it is rank %u", be32_to_cpu(m->rank));
+	else if (!fq_ctrl_rank_ok(comm, peer, rs->wait_rank))
+		snprintf(why, size, "wait_rank %u (%u ranks)", rs->wait_rank, comm->nranks);
+	else if (!fq_ctrl_rank_ok(comm, peer, rs->dead_rank))
+		snprintf(why, size, "dead_rank %u (%u ranks)", rs->dead_rank, comm->nranks);
+	else
+		return false;
+	return true;
+}
+
 static void fq_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct fq_rx_ctx *rx = container_of(wc->wr_cqe, struct fq_rx_ctx, cqe);
@@ -90,7 +115,7 @@ static void fq_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct fq_peer *peer = conn->peer;
 	const struct fabriq_status *m = conn->rx_buf[rx->slot];
 	struct fq_rank_status rs;
-	char why[32];
+	char why[48];
 
 	if (wc->status != IB_WC_SUCCESS)
 		return fq_cm_wc_error(conn, wc, "heartbeat receive");
@@ -105,11 +130,11 @@ static void fq_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		.wait_ns = be64_to_cpu(m->wait_ns),
 		.dead_rank = be32_to_cpu(m->dead_rank),
 	};
-	/* a peer proved the key, but what it says is checked all the same */
-	if (wc->byte_len != sizeof(*m) || be32_to_cpu(m->magic) != FABRIQ_STATUS_MAGIC ||
-	    be32_to_cpu(m->rank) != peer->rank || !fq_ctrl_rank_ok(comm, peer, rs.wait_rank) ||
-	    !fq_ctrl_rank_ok(comm, peer, rs.dead_rank)) {
-		pr_debug("comm %llx: a malformed heartbeat from rank %u\n", comm->id, peer->rank);
+	if (fq_ctrl_malformed(comm, peer, m, wc->byte_len, &rs, why, sizeof(why))) {
+		/* once per communicator: it fails on the first */
+		pr_warn_ratelimited("communicator %llx rank %u: rank %u (%pISc) sent a malformed heartbeat: %s\n",
+				    comm->id, comm->rank, peer->rank, &comm->addrs[peer->rank],
+				    why);
 		fq_comm_fail(comm, -EPROTO);
 		return;
 	}
