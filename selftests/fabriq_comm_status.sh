@@ -18,10 +18,15 @@
 #      their calls fail with EHOSTDOWN long before the 30 s op timeout,
 #      each prints the status naming rank 2 dead, and the kernel log says
 #      why.  Rank 2, cut off, finds the others dead too.
-#   4. Nothing is left afterwards; the log shows no oops or WARN.
+#   4. Malformed heartbeats over an authenticated control connection
+#      (debugfs fault_heartbeat breaks rank 1's next one: short, a bad
+#      magic, another rank's name, a rank out of range, itself dead):
+#      rank 0 refuses each, its call fails with EPROTO, and the kernel
+#      log names the sender and what was wrong.
+#   5. Nothing is left afterwards; the log shows no oops or WARN.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 13
+ktap_plan 19
 # a 1 s peer timeout; 5 s on a debug kernel (KASAN's slowness, measured:
 # 0.8 s without a heartbeat happens there on a loaded guest)
 peer_ms=1000 slack_ms=1000
@@ -113,7 +118,43 @@ ip link set fqr2p up
 wait "${pid[2]}"
 ktap_diag "rank 2, cut off: $(grep 'failed' "$tmp/r2.log")"
 
-# 4. nothing left
+# 4. malformed heartbeats: rank 1 breaks one, rank 0 must refuse it
+hb_fault() {	# hb_fault KIND N: a 2-rank communicator, rank 1's heartbeat broken so
+	local fid=$((0x5a70 + $2)) fport=$((port + 10 + $2)) r k
+	for r in 0 1; do
+		fq bench allreduce --rank $r --peers "$(fq_ranks_addr 0),$(fq_ranks_addr 1)" \
+			--port $fport --id $fid -b 8 -e 8 -w 0 -n 1000000 -c 0 \
+			--peer-timeout $peer_ms > "$tmp/f$r.log" 2>&1 &
+		pid[r]=$!
+	done
+	k=$FQ_DBG/comms/$(printf %x $fid)-r1/fault_heartbeat
+	wait_for 60 test -e "$k" && wait_for 60 sh -c "$FQ_CLI comm show id $fid | grep -q 'state ready'"
+	# the knob itself: a kind it does not know is refused
+	if (echo bogus > "$k") 2>/dev/null; then k_bogus=taken; else k_bogus=refused; fi
+	echo "$k_bogus $(cat "$k")" > "$tmp/knob"
+	echo "$1" > "$k"
+	wait_for 20 sh -c "! kill -0 ${pid[0]} 2>/dev/null"
+	kill "${pid[1]}" 2>/dev/null
+	wait "${pid[0]}" "${pid[1]}"
+	echo "$(grep -o 'allreduce failed: .*' "$tmp/f0.log" | head -1) |" \
+		"$(dmesg | sed -n "/$mark/,\$p" | grep -o "communicator $(printf %x $fid) rank 0: .*malformed.*" | head -1)"
+}
+a1="rank 1 \\($(fq_ranks_addr 1)\\) sent a malformed heartbeat"
+n=0
+for want in "short:48 bytes, not 56" "magic:magic 0x[0-9a-f]+, not 0x[0-9a-f]+" \
+	"rank:it says it is rank 0" "wait_rank:wait_rank 2 \\(2 ranks\\)" \
+	"dead_rank:dead_rank 1 \\(2 ranks\\)"; do
+	kind=${want%%:*}
+	got=$(hb_fault "$kind" $n)
+	n=$((n + 1))
+	ktap_diag "$kind: $got"
+	check_match "a heartbeat broken so ($kind): rank 0 fails with EPROTO, the kernel log says why" \
+		"^allreduce failed: Protocol error \\| .*$a1: ${want#*:}\$" "$got"
+done
+check_eq "debugfs fault_heartbeat refuses a kind it does not know, and shows the kinds" \
+	"refused [none] short magic rank wait_rank dead_rank" "$(cat "$tmp/knob")"
+
+# 5. nothing left
 wait_for 10 sh -c "! grep -qv ' 0$' $FQ_DBG/objects"
 check_eq "every fabriq object counter is back at zero" "" "$(grep -v ' 0$' "$FQ_DBG/objects")"
 check_true "the kernel log shows no oops or WARN" fq_console_clean "$mark"

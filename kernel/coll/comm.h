@@ -277,6 +277,22 @@ struct fq_run {
 	u64 wait_since_ns;
 };
 
+/*
+ * enum fq_hb_fault - what the debugfs knob fault_heartbeat breaks in this
+ * rank's next heartbeat (ctrl.c): its length, its magic, the sender's
+ * rank (the receiver's instead), the rank it waits on (out of range), or
+ * the rank it found dead (itself).  Each one a receiver must refuse.
+ */
+enum fq_hb_fault {
+	FQ_HB_FAULT_NONE,
+	FQ_HB_FAULT_SHORT,
+	FQ_HB_FAULT_MAGIC,
+	FQ_HB_FAULT_RANK,
+	FQ_HB_FAULT_WAIT_RANK,
+	FQ_HB_FAULT_DEAD_RANK,
+	FQ_HB_FAULT_COUNT
+};
+
 /**
  * struct fq_peer - another rank
  * @rank: its rank
@@ -730,6 +746,8 @@ struct fq_small {
  * @stats_lock: protects @stats and the step-wait fields of the peers
  * @stats: operation timing
  * @fault_delay_us: debugfs fault knob: sleep this long before each step
+ * @fault_heartbeat: debugfs fault knob: break the next heartbeat so
+ *	(enum fq_hb_fault; taken by the one it breaks)
  * @slow_scratch: room to sort the peers' waits (slow-peer detector)
  * @regs: the user buffers pinned for its calls (regcache.c)
  * @small: the preallocated call of small synchronous calls
@@ -803,6 +821,7 @@ struct fq_comm {
 	spinlock_t stats_lock;		/* see above */
 	struct fq_comm_stats stats;
 	u32 fault_delay_us;
+	u32 fault_heartbeat;
 	u64 *slow_scratch;
 	struct fq_regcache regs;
 	struct fq_small *small;
@@ -910,6 +929,8 @@ void fq_ctrl_peer_unreachable(struct fq_comm *comm, struct fq_peer *peer);
 struct fq_rank_view *fq_ctrl_view(struct fq_comm *comm);
 int fq_ctrl_nl_put(struct sk_buff *skb, int type, const struct fq_rank_view *v);
 void fq_ctrl_show(struct seq_file *s, struct fq_comm *comm);
+int fq_ctrl_fault_set(struct fq_comm *comm, const char *name);
+void fq_ctrl_fault_show(struct seq_file *s, struct fq_comm *comm);
 
 /* coll.c */
 int fq_coll_submit(struct fq_comm *comm, struct fabriq_coll *req, bool async);

@@ -29,6 +29,9 @@
  *                                buffer (range, users, handle, stale)
  *   comms/<id>-r<rank>/fault_delay_us  fault knob: this rank sleeps so long
  *                                before each step (capped at 1 s)
+ *   comms/<id>-r<rank>/fault_heartbeat fault knob: this rank breaks its
+ *                                next heartbeat so (short, magic, rank,
+ *                                wait_rank, dead_rank; read: the choices)
  *
  * The rank is part of the name because several ranks of one communicator
  * may run on one host.  Readers take setup_lock, under which teardown
@@ -37,6 +40,7 @@
 #include <linux/debugfs.h>
 #include <linux/inet.h>
 #include <linux/math64.h>
+#include <linux/uaccess.h>
 #include <linux/seq_file.h>
 
 #include "core/fabriq.h"
@@ -166,6 +170,42 @@ static int fq_comm_regcache_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(fq_comm_regcache);
 
+static int fq_comm_fault_heartbeat_show(struct seq_file *s, void *unused)
+{
+	fq_ctrl_fault_show(s, s->private);
+	return 0;
+}
+
+static int fq_comm_fault_heartbeat_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, fq_comm_fault_heartbeat_show, inode->i_private);
+}
+
+static ssize_t fq_comm_fault_heartbeat_write(struct file *file, const char __user *ubuf,
+					     size_t len, loff_t *ppos)
+{
+	struct fq_comm *comm = ((struct seq_file *)file->private_data)->private;
+	char name[16];
+	int err;
+
+	if (len >= sizeof(name))
+		return -EINVAL;
+	if (copy_from_user(name, ubuf, len))
+		return -EFAULT;
+	name[len] = '\0';
+	err = fq_ctrl_fault_set(comm, name);
+	return err ? err : len;
+}
+
+static const struct file_operations fq_comm_fault_heartbeat_fops = {
+	.owner = THIS_MODULE,
+	.open = fq_comm_fault_heartbeat_open,
+	.read = seq_read,
+	.write = fq_comm_fault_heartbeat_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 static int fq_objects_file_show(struct seq_file *s, void *unused)
 {
 	fq_objects_show(s);
@@ -217,6 +257,9 @@ void fq_debugfs_comm_add(struct fq_comm *comm)
 	debugfs_create_file("regcache", 0400, comm->dbg_dir, comm, &fq_comm_regcache_fops);
 	/* fault injection: sleep this many microseconds before each step */
 	debugfs_create_u32("fault_delay_us", 0600, comm->dbg_dir, &comm->fault_delay_us);
+	/* fault injection: break the next heartbeat (ctrl.c) */
+	debugfs_create_file("fault_heartbeat", 0600, comm->dbg_dir, comm,
+			    &fq_comm_fault_heartbeat_fops);
 }
 
 void fq_debugfs_comm_del(struct fq_comm *comm)

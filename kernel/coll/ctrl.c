@@ -217,6 +217,67 @@ static void fq_ctrl_self(struct fq_comm *comm, struct fq_rank_status *rs)
 	spin_unlock_bh(&comm->lock);
 }
 
+/* ---- the fault knob (debugfs fault_heartbeat) ---- */
+
+static const char *const fq_hb_fault_names[FQ_HB_FAULT_COUNT] = {
+	[FQ_HB_FAULT_NONE] = "none",
+	[FQ_HB_FAULT_SHORT] = "short",
+	[FQ_HB_FAULT_MAGIC] = "magic",
+	[FQ_HB_FAULT_RANK] = "rank",
+	[FQ_HB_FAULT_WAIT_RANK] = "wait_rank",
+	[FQ_HB_FAULT_DEAD_RANK] = "dead_rank",
+};
+
+/**
+ * fq_ctrl_fault_set() - break the next heartbeat this rank sends
+ * @comm: the communicator
+ * @name: one of fq_hb_fault_names ("none" disarms)
+ *
+ * Return: 0, or -EINVAL for another name.
+ */
+int fq_ctrl_fault_set(struct fq_comm *comm, const char *name)
+{
+	int f = sysfs_match_string(fq_hb_fault_names, name);
+
+	if (f < 0)
+		return -EINVAL;
+	WRITE_ONCE(comm->fault_heartbeat, f);
+	return 0;
+}
+
+/* The knob's choices, the armed one in brackets. */
+void fq_ctrl_fault_show(struct seq_file *s, struct fq_comm *comm)
+{
+	u32 armed = READ_ONCE(comm->fault_heartbeat), f;
+
+	for (f = 0; f < FQ_HB_FAULT_COUNT; f++)
+		seq_printf(s, f == armed ? "%s[%s]" : "%s%s", f ? " " : "", fq_hb_fault_names[f]);
+	seq_putc(s, '\n');
+}
+
+/* Break @m, about to go to @peer, as the knob says, once. */
+static void fq_ctrl_fault(struct fq_comm *comm, struct fq_peer *peer, struct fabriq_status *m,
+			  u32 *len)
+{
+	switch (xchg(&comm->fault_heartbeat, FQ_HB_FAULT_NONE)) {
+	case FQ_HB_FAULT_SHORT:
+		*len = offsetof(struct fabriq_status, wait_ns);
+		break;
+	case FQ_HB_FAULT_MAGIC:
+		m->magic = cpu_to_be32(~FABRIQ_STATUS_MAGIC);
+		break;
+	case FQ_HB_FAULT_RANK:
+		m->rank = cpu_to_be32(peer->rank);
+		break;
+	case FQ_HB_FAULT_WAIT_RANK:
+		m->wait_rank = cpu_to_be32(comm->nranks);
+		break;
+	case FQ_HB_FAULT_DEAD_RANK:
+		m->dead_rank = cpu_to_be32(comm->rank);
+		break;
+	}
+}
+
 /*
  * Send @me to @peer, unless its last heartbeat is still in flight, the
  * connection is not (or no longer) up, or the peer is dead.  Context: the worker; hw_rwsem
@@ -262,6 +323,7 @@ static int fq_ctrl_send(struct fq_comm *comm, struct fq_peer *peer, const struct
 		.dead_rank = cpu_to_be32(me->dead_rank),
 		.wait_ns = cpu_to_be64(me->wait_ns),
 	};
+	fq_ctrl_fault(comm, peer, m, &sge.length);
 	ib_dma_sync_single_for_device(comm->ibdev, conn->tx_dma[0], sizeof(*m), DMA_TO_DEVICE);
 	err = ib_post_send(conn->id->qp, &wr, NULL);
 	if (err) {
