@@ -131,7 +131,7 @@ static void fq_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		.dead_rank = be32_to_cpu(m->dead_rank),
 	};
 	if (fq_ctrl_malformed(comm, peer, m, wc->byte_len, &rs, why, sizeof(why))) {
-		/* once per communicator: it fails on the first */
+		/* each one logs, rate-limited: the first fails the communicator */
 		pr_warn_ratelimited("communicator %llx rank %u: rank %u (%pISc) sent a malformed heartbeat: %s\n",
 				    comm->id, comm->rank, peer->rank, &comm->addrs[peer->rank],
 				    why);
