@@ -3,16 +3,19 @@
 #
 # fabriq_qos_ecn_red.sh - ECN thresholds on a netdev whose driver offers no
 # QoS backend become RED qdiscs with ECN on the netdev's egress, one per
-# priority, and the marking is real: on a port shaped to a line rate below
+# priority (ecn nodrop: RED marks and never drops), and the marking is
+# real: on a port shaped to a line rate below
 # the offered load, ECN-capable packets leave CE-marked once the queue
 # passes the minimum threshold, as tcpdump sees them on the wire.  Turning
-# ECN off gives the netdev its default queueing back.  Covered on a
+# ECN off gives the netdev its default queueing back.  fabriq's telemetry
+# counts the marks RED made (ecn_marked_tx: debugfs, netlink, Prometheus),
+# absent where the netdev has no RED.  Covered on a
 # Soft-RoCE veth (the usual plain netdev) and on a fabriq_sim
 # "eth-plain" port, whose transmit queue stops and wakes at its line rate
 # like a NIC's (a veth never pushes back, so it never queues).
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 12
+ktap_plan 17
 fq_require tcpdump ping tc jq
 modprobe rdma_rxe || { echo "1..0 # SKIP rdma_rxe not available"; exit 4; }
 tmp=$(mktemp -d)
@@ -37,16 +40,22 @@ check_eq "ECN without a driver backend uses RED" "red" \
 q=$(tc qdisc show dev fqv81a)
 check_match "root prio qdisc maps priority n to band n" \
 	"qdisc prio fab1: root .*bands 8 priomap 0 1 2 3 4 5 6 7 0 0 0 0 0 0 0 0" "$q"
-check_match "priority 0's band has RED with ECN at its thresholds" \
-	"qdisc red fa01: parent fab1:1 .*min 20Kb max 60Kb ecn" "$q"
+check_match "priority 0's band has RED with ECN at its thresholds, marking, never dropping" \
+	"qdisc red fa01: parent fab1:1 .*min 20Kb max 60Kb ecn nodrop" "$q"
 check_match "priority 5's band has RED with ECN at its thresholds" \
-	"qdisc red fa06: parent fab1:6 .*min 10Kb max 30Kb ecn" "$q"
+	"qdisc red fa06: parent fab1:6 .*min 10Kb max 30Kb ecn nodrop" "$q"
 check_eq "fabriq reads the thresholds back from the qdiscs" \
 	"min 20K max 60K prob 100|min 10K max 30K prob 50|off" \
 	"$(fq -j qos show dev rxe81 | jq -r '.[0].hardware | [."ecn prio 0", ."ecn prio 5", ."ecn prio 3"] | join("|")')"
+# ecn_marked_tx: fabriq_stats port counter of DEV (JSON; null when absent)
+marked_tx() { fq -j stats show dev "$1" port 1 | jq -r '.ports[0].counters.ecn_marked_tx'; }
+wait_for 5 sh -c "[ \"\$($FQ_CLI -j stats show dev rxe81 port 1 | jq -r '.ports[0].counters.ecn_marked_tx')\" = 0 ]"
+check_eq "telemetry: with RED and no traffic, ecn_marked_tx is 0, not absent" 0 "$(marked_tx rxe81)"
 fq qos set dev rxe81 ecn prio 0 off ecn prio 5 off
 check_match "ECN off everywhere restores the default queueing" "^qdisc noqueue 0: root" \
 	"$(tc qdisc show dev fqv81a)"
+wait_for 5 sh -c "[ \"\$($FQ_CLI -j stats show dev rxe81 port 1 | jq -r '.ports[0].counters.ecn_marked_tx')\" = null ]"
+check_eq "... and without RED, ecn_marked_tx is absent again" null "$(marked_tx rxe81)"
 
 # ---- a NIC at 512 kbit/s without a backend: marking on the wire ----
 fq_sim_new "90 1 eth-plain"
@@ -76,6 +85,15 @@ check_true "packets left CE-marked once the queue built" [ "$ce" -gt 0 ]
 first=$(tcpdump -nn -v -r "$tmp/cap.pcap" 2>/dev/null | grep "tos 0x" | grep -m1 -n "CE" | cut -d: -f1)
 check_true "the first packets, before the queue passed min, were not marked" [ "${first:-0}" -gt 1 ]
 check_match "RED counted its marks" "marked [1-9]" "$(tc -s qdisc show dev $ND parent fab1:1)"
+red=$(tc -s qdisc show dev $ND parent fab1:1 | grep -o 'marked [0-9]*' | cut -d' ' -f2)
+# the sampler reads RED every 100 ms
+wait_for 5 sh -c "[ \"\$($FQ_CLI -j stats show dev fqsim90 port 1 | jq -r '.ports[0].counters.ecn_marked_tx')\" = '$red' ]"
+check_eq "telemetry: ecn_marked_tx is RED's count of marks" "$red" "$(marked_tx fqsim90)"
+check_match "... in debugfs too" "ecn_marked_tx +$red( |\$)" \
+	"$(tr '\n' ' ' < "$FQ_DBG/devices/fqsim90/port1/telemetry/counters")"
+check_match "... and in the Prometheus output" \
+	"^fabriq_port_ecn_marked_tx_total\\{device=\"fqsim90\",port=\"1\"\\} $red\$" \
+	"$(fq stats show --prometheus)"
 
 fq qos set dev fqsim90 ecn prio 0 off
 check_eq "ECN off gives the port its default root qdisc back" "" \

@@ -4,28 +4,29 @@
  * real ECN marking in the netdev's egress queueing, as tc(8) would build:
  *
  *   root   prio   handle fab1:  8 bands, skb priority n -> band n (8-15 -> 0)
- *   band n red    handle fa0<n+1>:  ecn, thresholds of priority n
+ *   band n red    handle fa0<n+1>:  ecn nodrop, thresholds of priority n
+ *
+ * RED marks and never drops (nodrop: a packet that is not ECN-capable is
+ * queued): RoCE's class is meant to be lossless, and Soft-RoCE fails a QP
+ * whose packet the qdisc refused.
  *
  * Bands of priorities without ECN keep prio's default pfifo child.
  *
  * There is no exported in-kernel API to create qdiscs, so fabriq speaks
- * rtnetlink (RTM_NEWQDISC/DELQDISC/GETQDISC) over a kernel netlink socket,
- * exactly the messages tc sends; the core checks CAP_NET_ADMIN of the
- * caller as for tc.  A root qdisc that fabriq did not create is never
+ * rtnetlink to them as tc does (core/tc.c); the core checks CAP_NET_ADMIN
+ * of the caller as for tc.  A root qdisc that fabriq did not create is never
  * replaced.  RED's W, P and idle-damping table are derived from the
  * thresholds the way tc(8) derives them (avpkt 1000, 10 Gb/s).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/log2.h>
-#include <linux/net.h>
-#include <linux/netlink.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <net/netlink.h>
-#include <net/sch_generic.h>
 
+#include "core/tc.h"
 #include "qos.h"
 
 #define FABRIQ_RED_ROOT		0xfab10000U
@@ -33,7 +34,6 @@
 #define FABRIQ_RED_AVPKT	1000
 #define FABRIQ_RED_XMIT_NS	800		/* FABRIQ_RED_AVPKT bytes at 10 Gb/s */
 #define FABRIQ_RED_STAB_SIZE	256
-#define FABRIQ_RED_RECV_BUF	(32 * 1024)
 #define FABRIQ_Q32		BIT_ULL(32)
 
 struct fabriq_red_parms {
@@ -116,105 +116,9 @@ static void fabriq_red_parms(const struct fabriq_ecn_prio *e, struct fabriq_red_
 	rp->qopt.Wlog = fabriq_red_wlog(e->min_bytes, e->max_bytes);
 	rp->qopt.Plog = fabriq_red_plog(e->min_bytes, e->max_bytes, e->max_prob);
 	rp->qopt.Scell_log = fabriq_red_stab(rp->qopt.Wlog, rp->stab);
-	rp->qopt.flags = TC_RED_ECN;
+	/* the flags go in TCA_RED_FLAGS (fabriq_tc_add_red()), not here */
 	rp->max_p = e->max_prob == 100 ? U32_MAX :
 		    (u32)div_u64((u64)e->max_prob * FABRIQ_Q32, 100);
-}
-
-/* ---- a kernel rtnetlink conversation ---- */
-
-/* A kernel netlink socket to rtnetlink and a buffer for its replies. */
-struct fabriq_rtnl {
-	struct socket *sock;
-	void *buf;
-};
-
-static int fabriq_rtnl_open(struct fabriq_rtnl *r)
-{
-	int err;
-
-	r->buf = kmalloc(FABRIQ_RED_RECV_BUF, GFP_KERNEL);
-	if (!r->buf)
-		return -ENOMEM;
-	err = sock_create_kern(&init_net, AF_NETLINK, SOCK_RAW, NETLINK_ROUTE, &r->sock);
-	if (err)
-		kfree(r->buf);
-	return err;
-}
-
-static void fabriq_rtnl_close(struct fabriq_rtnl *r)
-{
-	sock_release(r->sock);
-	kfree(r->buf);
-}
-
-static int fabriq_rtnl_send(struct socket *sock, struct sk_buff *skb)
-{
-	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
-	struct msghdr msg = { .msg_name = &kernel, .msg_namelen = sizeof(kernel) };
-	struct kvec vec = { .iov_base = skb->data, .iov_len = skb->len };
-	int ret;
-
-	ret = kernel_sendmsg(sock, &msg, &vec, 1, skb->len);
-	return ret < 0 ? ret : 0;
-}
-
-/*
- * Read replies until the ack (or the end of a dump); hand each other
- * message to @cb.  Return: the error of the ack, 0, or a socket error.
- */
-static int fabriq_rtnl_recv(struct socket *sock, void *buf,
-			    void (*cb)(const struct nlmsghdr *nlh, void *arg), void *arg)
-{
-	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
-	struct kvec vec = { .iov_base = buf, .iov_len = FABRIQ_RED_RECV_BUF };
-	struct nlmsghdr *nlh;
-	int len;
-
-	for (;;) {
-		len = kernel_recvmsg(sock, &msg, &vec, 1, FABRIQ_RED_RECV_BUF, MSG_DONTWAIT);
-		if (len < 0)
-			return len;
-		for (nlh = buf; nlmsg_ok(nlh, len); nlh = nlmsg_next(nlh, &len)) {
-			if (nlh->nlmsg_type == NLMSG_ERROR)
-				return ((struct nlmsgerr *)nlmsg_data(nlh))->error;
-			if (nlh->nlmsg_type == NLMSG_DONE)
-				return 0;
-			if (cb)
-				cb(nlh, arg);
-		}
-	}
-}
-
-static struct sk_buff *fabriq_tc_msg(int type, int flags, int ifindex, u32 parent, u32 handle,
-				     struct tcmsg **tcm)
-{
-	struct nlmsghdr *nlh;
-	struct sk_buff *skb;
-
-	skb = nlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!skb)
-		return NULL;
-	nlh = nlmsg_put(skb, 0, 1, type, sizeof(**tcm), NLM_F_REQUEST | NLM_F_ACK | flags);
-	*tcm = nlmsg_data(nlh);
-	memset(*tcm, 0, sizeof(**tcm));
-	(*tcm)->tcm_family = AF_UNSPEC;
-	(*tcm)->tcm_ifindex = ifindex;
-	(*tcm)->tcm_parent = parent;
-	(*tcm)->tcm_handle = handle;
-	return skb;
-}
-
-/* Send @skb (consumed), read its answers into @cb, return the ack's error. */
-static int fabriq_tc_request(struct fabriq_rtnl *r, struct sk_buff *skb,
-			     void (*cb)(const struct nlmsghdr *nlh, void *arg), void *arg)
-{
-	int err;
-
-	nlmsg_end(skb, nlmsg_hdr(skb));
-	err = fabriq_rtnl_send(r->sock, skb);
-	kfree_skb(skb);
-	return err ?: fabriq_rtnl_recv(r->sock, r->buf, cb, arg);
 }
 
 static int fabriq_tc_add_prio(struct fabriq_rtnl *r, int ifindex)
@@ -241,6 +145,11 @@ static int fabriq_tc_add_prio(struct fabriq_rtnl *r, int ifindex)
 static int fabriq_tc_add_red(struct fabriq_rtnl *r, int ifindex, int band,
 			     const struct fabriq_ecn_prio *e)
 {
+	/* mark, never drop: a packet that is not ECN-capable is queued too */
+	const struct nla_bitfield32 flags = {
+		.value = TC_RED_ECN | TC_RED_NODROP,
+		.selector = TC_RED_ECN | TC_RED_NODROP,
+	};
 	struct fabriq_red_parms *rp;
 	struct nlattr *opts;
 	struct tcmsg *tcm;
@@ -260,7 +169,8 @@ static int fabriq_tc_add_red(struct fabriq_rtnl *r, int ifindex, int band,
 	if (!opts ||
 	    nla_put(skb, TCA_RED_PARMS, sizeof(rp->qopt), &rp->qopt) ||
 	    nla_put(skb, TCA_RED_STAB, sizeof(rp->stab), rp->stab) ||
-	    nla_put_u32(skb, TCA_RED_MAX_P, rp->max_p))
+	    nla_put_u32(skb, TCA_RED_MAX_P, rp->max_p) ||
+	    nla_put(skb, TCA_RED_FLAGS, sizeof(flags), &flags))
 		goto out;
 	nla_nest_end(skb, opts);
 	err = fabriq_tc_request(r, skb, NULL, NULL);
@@ -280,19 +190,6 @@ static int fabriq_tc_del_root(struct fabriq_rtnl *r, int ifindex)
 	if (!skb)
 		return -ENOMEM;
 	return fabriq_tc_request(r, skb, NULL, NULL);
-}
-
-/* The handle of the netdev's root qdisc; 0 for the built-in defaults. */
-static u32 fabriq_root_handle(struct net_device *ndev)
-{
-	struct Qdisc *q;
-	u32 handle;
-
-	rtnl_lock();
-	q = rtnl_dereference(ndev->qdisc);
-	handle = q ? q->handle : 0;
-	rtnl_unlock();
-	return handle;
 }
 
 /**
@@ -316,7 +213,7 @@ static int fabriq_qos_red_write(const struct fabriq_qos_hwport *hp,
 				struct netlink_ext_ack *extack)
 {
 	struct net_device *ndev = hp->ndev;
-	u32 root = fabriq_root_handle(ndev);
+	u32 root = fabriq_tc_root(ndev);
 	struct fabriq_rtnl r;
 	bool any = false;
 	int p, err;
@@ -396,22 +293,14 @@ static void fabriq_red_read_one(const struct nlmsghdr *nlh, void *arg)
 static int fabriq_qos_red_read_qdiscs(struct net_device *ndev, struct fabriq_qos_cfg *hw)
 {
 	struct fabriq_red_read rr = { .ifindex = ndev->ifindex, .hw = hw };
-	struct fabriq_rtnl r;
-	struct tcmsg *tcm;
-	struct sk_buff *skb;
 	int err;
 
 	hw->ecn_prios = 0;
 	memset(hw->ecn, 0, sizeof(hw->ecn));
-	if (fabriq_root_handle(ndev) != FABRIQ_RED_ROOT)
+	if (fabriq_tc_root(ndev) != FABRIQ_RED_ROOT)
 		goto all_off;
 
-	err = fabriq_rtnl_open(&r);
-	if (err)
-		return err;
-	skb = fabriq_tc_msg(RTM_GETQDISC, NLM_F_DUMP, ndev->ifindex, 0, 0, &tcm);
-	err = skb ? fabriq_tc_request(&r, skb, fabriq_red_read_one, &rr) : -ENOMEM;
-	fabriq_rtnl_close(&r);
+	err = fabriq_tc_dump(ndev->ifindex, fabriq_red_read_one, &rr);
 	if (err)
 		return err;
 all_off:

@@ -114,6 +114,7 @@ static bool fq_tm_read(struct fq_tm_port *tm, struct fq_tm_sample *s)
 		return false;
 	if (ndev) {
 		fq_src_netdev(tm, ndev, s);
+		fq_src_qdisc(ndev, s);
 		dev_put(ndev);
 	}
 	fq_src_own(tm, s);

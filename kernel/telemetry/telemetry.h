@@ -225,6 +225,7 @@ extern const char *const fq_pause_names[FABRIQ_PAUSE_NUM];
 /* telemetry_src.c: the counter sources */
 int fq_src_device(struct fq_tm_port *tm, struct fq_tm_sample *s);
 void fq_src_netdev(struct fq_tm_port *tm, struct net_device *ndev, struct fq_tm_sample *s);
+void fq_src_qdisc(struct net_device *ndev, struct fq_tm_sample *s);
 void fq_src_own(struct fq_tm_port *tm, struct fq_tm_sample *s);
 void fq_src_release(struct fq_tm_port *tm);
 

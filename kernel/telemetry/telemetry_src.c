@@ -8,6 +8,9 @@
  *     PortVLXmitWaitCounters, asked through ib_device_ops.process_mad;
  *   - on RoCE ports, the netdev's ethtool statistics, matched against the
  *     per-priority pause names NICs use (rx_prio3_pause, ...);
+ *   - on RoCE ports, the netdev's RED qdiscs (what `tc -s qdisc` shows):
+ *     the packets they marked CE, fabriq's own (qos_red.c, on a NIC
+ *     without a QoS backend) or an operator's;
  *   - fabriq's own traffic, counted by the transport.
  *
  * Each source sets the sample's present bits (fq_tm_sample.present,
@@ -16,7 +19,9 @@
  */
 #include <linux/ethtool.h>
 #include <linux/netdevice.h>
+#include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
+#include <net/netlink.h>
 #include <linux/slab.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_pma.h>
@@ -24,6 +29,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "core/fabriq.h"
+#include "core/tc.h"
 #include "telemetry.h"
 
 /* Driver counter names (rxe, mlx5) and the catalogue entry they feed. */
@@ -345,6 +351,52 @@ static void fq_src_eth_map(struct fq_tm_port *tm, struct net_device *ndev, int n
 		}
 	}
 	kfree(names);
+}
+
+/* The CE marks of the RED qdiscs of one netdev, summed from a qdisc dump. */
+struct fq_red_marks {
+	int ifindex;
+	u64 marked;
+	bool any;
+};
+
+/* One qdisc of the dump: RED counts what it marked in its xstats. */
+static void fq_src_red_one(const struct nlmsghdr *nlh, void *arg)
+{
+	const struct tcmsg *tcm = nlmsg_data(nlh);
+	struct fq_red_marks *m = arg;
+	struct nlattr *tb[TCA_MAX + 1];
+	const struct tc_red_xstats *x;
+
+	if (nlh->nlmsg_type != RTM_NEWQDISC || nlmsg_len(nlh) < sizeof(*tcm) ||
+	    tcm->tcm_ifindex != m->ifindex ||
+	    nlmsg_parse_deprecated(nlh, sizeof(*tcm), tb, TCA_MAX, NULL, NULL) ||
+	    !tb[TCA_KIND] || nla_strcmp(tb[TCA_KIND], "red") ||
+	    !tb[TCA_XSTATS] || nla_len(tb[TCA_XSTATS]) < sizeof(*x))
+		return;
+	x = nla_data(tb[TCA_XSTATS]);
+	m->marked += x->marked;
+	m->any = true;
+}
+
+/**
+ * fq_src_qdisc() - the packets a RoCE port's own egress queueing marked CE
+ * @ndev: the port's netdev, with a reference
+ * @s: the sample; FABRIQ_CTR_ECN_MARKED_TX, if the netdev has RED
+ *
+ * Only a netdev whose root qdisc someone configured can have RED, so the
+ * others cost no dump.  RED's count starts again when its qdisc is made
+ * again (`fabriq qos set ... ecn`), as tc shows it.
+ * Context: process context; rtnl_lock not held (the dump takes it).
+ */
+void fq_src_qdisc(struct net_device *ndev, struct fq_tm_sample *s)
+{
+	struct fq_red_marks m = { .ifindex = ndev->ifindex };
+
+	if (!fabriq_tc_root(ndev) || fabriq_tc_dump(ndev->ifindex, fq_src_red_one, &m) || !m.any)
+		return;
+	s->ctr[FABRIQ_CTR_ECN_MARKED_TX] = m.marked;
+	__set_bit(FABRIQ_CTR_ECN_MARKED_TX, s->present);
 }
 
 /**

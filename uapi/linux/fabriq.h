@@ -363,6 +363,7 @@ enum fabriq_ctr {
 	FABRIQ_CTR_OWN_RX_WRS,
 	FABRIQ_CTR_OWN_ERRORS,		/* work completions in error */
 	FABRIQ_CTR_OWN_CQE_NS,		/* sum of send post -> completion times */
+	FABRIQ_CTR_ECN_MARKED_TX,	/* packets the port's own queueing marked CE (RED) */
 
 	__FABRIQ_CTR_MAX,
 	FABRIQ_CTR_MAX = __FABRIQ_CTR_MAX - 1
@@ -393,7 +394,8 @@ enum fabriq_ctr {
 	[FABRIQ_CTR_OWN_TX_WRS] = "own_tx_wrs",				\
 	[FABRIQ_CTR_OWN_RX_WRS] = "own_rx_wrs",				\
 	[FABRIQ_CTR_OWN_ERRORS] = "own_errors",				\
-	[FABRIQ_CTR_OWN_CQE_NS] = "own_cqe_ns" }
+	[FABRIQ_CTR_OWN_CQE_NS] = "own_cqe_ns",				\
+	[FABRIQ_CTR_ECN_MARKED_TX] = "ecn_marked_tx" }
 
 /* Per-priority pause counters (set "stats-prio"), RoCE ports. */
 enum fabriq_pause_ctr {
