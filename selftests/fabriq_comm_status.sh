@@ -20,13 +20,14 @@
 #      why.  Rank 2, cut off, finds the others dead too.
 #   4. Malformed heartbeats over an authenticated control connection
 #      (debugfs fault_heartbeat breaks rank 1's next one: short, a bad
-#      magic, another rank's name, a rank out of range, itself dead):
+#      magic, another rank's name, a rank out of range, itself dead,
+#      itself at the end of its own slow link):
 #      rank 0 refuses each, its call fails with EPROTO, and the kernel
 #      log names the sender and what was wrong.
 #   5. Nothing is left afterwards; the log shows no oops or WARN.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 19
+ktap_plan 20
 # a 1 s peer timeout; 5 s on a debug kernel (KASAN's slowness, measured:
 # 0.8 s without a heartbeat happens there on a loaded guest)
 peer_ms=1000 slack_ms=1000
@@ -141,9 +142,10 @@ hb_fault() {	# hb_fault KIND N: a 2-rank communicator, rank 1's heartbeat broken
 }
 a1="rank 1 \\($(fq_ranks_addr 1)\\) sent a malformed heartbeat"
 n=0
-for want in "short:48 bytes, not 56" "magic:magic 0x[0-9a-f]+, not 0x[0-9a-f]+" \
+for want in "short:48 bytes, not 64" "magic:magic 0x[0-9a-f]+, not 0x[0-9a-f]+" \
 	"rank:it says it is rank 0" "wait_rank:wait_rank 2 \\(2 ranks\\)" \
-	"dead_rank:dead_rank 1 \\(2 ranks\\)"; do
+	"dead_rank:dead_rank 1 \\(2 ranks\\)" \
+	"slow_rank:slow_rank 1, slow_links 1 \\(2 ranks\\)"; do
 	kind=${want%%:*}
 	got=$(hb_fault "$kind" $n)
 	n=$((n + 1))
@@ -152,7 +154,7 @@ for want in "short:48 bytes, not 56" "magic:magic 0x[0-9a-f]+, not 0x[0-9a-f]+" 
 		"^allreduce failed: Protocol error \\| .*$a1: ${want#*:}\$" "$got"
 done
 check_eq "debugfs fault_heartbeat refuses a kind it does not know, and shows the kinds" \
-	"refused [none] short magic rank wait_rank dead_rank" "$(cat "$tmp/knob")"
+	"refused [none] short magic rank wait_rank dead_rank slow_rank" "$(cat "$tmp/knob")"
 
 # 5. nothing left
 wait_for 10 sh -c "! grep -qv ' 0$' $FQ_DBG/objects"

@@ -188,6 +188,8 @@ static void fq_tx_account(struct fq_conn *conn, const struct fq_tx_ent *ent,
 	conn->st.tx_bytes += ent->bytes;
 	conn->st.cqe_ns += lat;
 	conn->st.cqe_max_ns = max(conn->st.cqe_max_ns, lat);
+	conn->peer->link.sum_ns += lat;
+	conn->peer->link.sends++;
 	/* an eighth of the new sample: follows the link within some ten sends */
 	avg = comm->tx_cqe_avg_ns;
 	WRITE_ONCE(comm->tx_cqe_avg_ns, avg ? avg - avg / 8 + lat / 8 : lat);

@@ -220,6 +220,18 @@ struct fq_conn {
 };
 
 /**
+ * struct fq_link_report - what one rank finds of its links (link.c)
+ * @slow: how many are slow
+ * @worst: the peer of the slowest of them (FABRIQ_STATUS_NO_RANK: none)
+ * @ratio: its latency / its baseline, x100
+ */
+struct fq_link_report {
+	u32 slow;
+	u32 worst;
+	u32 ratio;
+};
+
+/**
  * struct fq_rank_status - where a rank is: its engine's, or a peer's as
  * its heartbeat (struct fabriq_status) told
  * @running: in a call
@@ -229,6 +241,7 @@ struct fq_conn {
  * @wait_rank: whom it waits on (FABRIQ_STATUS_NO_RANK: nobody)
  * @wait_ns: for how long
  * @dead_rank: the first peer it found dead (FABRIQ_STATUS_NO_RANK: none)
+ * @links: what it finds of its links (link.c)
  */
 struct fq_rank_status {
 	bool running;
@@ -238,6 +251,7 @@ struct fq_rank_status {
 	u32 wait_rank;
 	u64 wait_ns;
 	u32 dead_rank;
+	struct fq_link_report links;
 };
 
 /**
@@ -250,6 +264,8 @@ struct fq_rank_status {
  *	waits on waits too
  * @origin: others' waits end at it
  * @blocks: how many ranks' waits end at it
+ * @link_blame: slow links that end at it, as the ranks report them
+ * @link_suspect: it has the most link blame, alone (link.c)
  */
 struct fq_rank_view {
 	struct fq_rank_status rs;
@@ -258,6 +274,8 @@ struct fq_rank_view {
 	u64 inherited_ns;
 	bool origin;
 	u32 blocks;
+	u32 link_blame;
+	bool link_suspect;
 };
 
 /**
@@ -280,8 +298,9 @@ struct fq_run {
 /*
  * enum fq_hb_fault - what the debugfs knob fault_heartbeat breaks in this
  * rank's next heartbeat (ctrl.c): its length, its magic, the sender's
- * rank (the receiver's instead), the rank it waits on (out of range), or
- * the rank it found dead (itself).  Each one a receiver must refuse.
+ * rank (the receiver's instead), the rank it waits on (out of range), the
+ * rank it found dead (itself), or the far end of its slowest link
+ * (itself).  Each one a receiver must refuse.
  */
 enum fq_hb_fault {
 	FQ_HB_FAULT_NONE,
@@ -290,7 +309,30 @@ enum fq_hb_fault {
 	FQ_HB_FAULT_RANK,
 	FQ_HB_FAULT_WAIT_RANK,
 	FQ_HB_FAULT_DEAD_RANK,
+	FQ_HB_FAULT_SLOW_RANK,
 	FQ_HB_FAULT_COUNT
+};
+
+/**
+ * struct fq_link - the latency of this rank's sends to one peer against
+ * that link's own baseline (link.c)
+ * @sum_ns: the completion latency of the sends done this period
+ * @sends: how many (these two under fq_comm.lock)
+ * @mean_ns: the last period's mean (the heartbeat worker's, as the rest)
+ * @base_ns: the baseline: the mean of the first FQ_LINK_LEARN periods
+ *	with sends, then an average that only periods not slow move
+ * @learnt: periods in the baseline so far
+ * @ratio: the period's latency / @base_ns, x100 (0 until the baseline is learnt)
+ * @slow: @ratio is at link-latency's threshold or over it
+ */
+struct fq_link {
+	u64 sum_ns;
+	u32 sends;
+	u64 mean_ns;
+	u64 base_ns;
+	u32 learnt;
+	u32 ratio;
+	bool slow;
 };
 
 /**
@@ -319,6 +361,9 @@ enum fq_hb_fault {
  * @slow_ops: consecutive operations the slow-peer condition held
  * @fine_ops: consecutive operations it did not, while raised
  * @slow: the slow-peer detector's state
+ *
+ * @link: the link to it (link.c)
+ * @link_det: the link-latency detector's state about this rank
  */
 struct fq_peer {
 	u32 rank;
@@ -341,6 +386,8 @@ struct fq_peer {
 	u32 slow_ops;
 	u32 fine_ops;
 	struct fq_det_state slow;
+	struct fq_link link;
+	struct fq_det_state link_det;
 };
 
 #define FQ_STEP_LOG	64	/* steps of the last operation kept for debugfs "steps" */
@@ -757,6 +804,7 @@ struct fq_small {
  * @hb_on: @hb_work runs (set once connected, cleared before teardown)
  * @dead_rank: the first peer found dead (FABRIQ_STATUS_NO_RANK: none;
  *	under @lock): the heartbeats tell the others
+ * @links: what this rank finds of its links (link.c; under @lock)
  */
 struct fq_comm {
 	u8 cm_kind;
@@ -830,6 +878,7 @@ struct fq_comm {
 	struct delayed_work hb_work;
 	bool hb_on;
 	u32 dead_rank;
+	struct fq_link_report links;
 };
 
 /* connections per peer: the data channels, then the control connection */
@@ -931,6 +980,11 @@ int fq_ctrl_nl_put(struct sk_buff *skb, int type, const struct fq_rank_view *v);
 void fq_ctrl_show(struct seq_file *s, struct fq_comm *comm);
 int fq_ctrl_fault_set(struct fq_comm *comm, const char *name);
 void fq_ctrl_fault_show(struct seq_file *s, struct fq_comm *comm);
+
+void fq_link_period(struct fq_comm *comm);
+void fq_link_blame(struct fq_rank_view *v, u32 n);
+void fq_link_detect(struct fq_comm *comm);
+void fq_link_show(struct seq_file *s, struct fq_comm *comm);
 
 /* coll.c */
 int fq_coll_submit(struct fq_comm *comm, struct fabriq_coll *req, bool async);

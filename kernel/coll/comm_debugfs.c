@@ -18,6 +18,10 @@
  *   comms/<id>-r<rank>/status    every rank: alive or dead, its call and
  *                                step, whom it waits on and how long, and
  *                                whom it holds up (ctrl.c)
+ *   comms/<id>-r<rank>/links     this rank's links: mean send latency
+ *                                against each one's baseline; every
+ *                                rank's report, its link blame, the
+ *                                suspect (link.c)
  *   comms/<id>-r<rank>/steps     the last operation: per step and peer, how
  *                                long the step waited for that peer's data
  *   comms/<id>-r<rank>/pipeline  steps run and steps that overlapped the
@@ -31,7 +35,8 @@
  *                                before each step (capped at 1 s)
  *   comms/<id>-r<rank>/fault_heartbeat fault knob: this rank breaks its
  *                                next heartbeat so (short, magic, rank,
- *                                wait_rank, dead_rank; read: the choices)
+ *                                wait_rank, dead_rank, slow_rank; read:
+ *                                the choices)
  *
  * The rank is part of the name because several ranks of one communicator
  * may run on one host.  Readers take setup_lock, under which teardown
@@ -161,6 +166,13 @@ static int fq_comm_status_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(fq_comm_status);
 
+static int fq_comm_links_show(struct seq_file *s, void *unused)
+{
+	fq_link_show(s, s->private);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(fq_comm_links);
+
 static int fq_comm_regcache_show(struct seq_file *s, void *unused)
 {
 	struct fq_comm *comm = s->private;
@@ -253,6 +265,7 @@ void fq_debugfs_comm_add(struct fq_comm *comm)
 	debugfs_create_file("histogram", 0444, comm->dbg_dir, comm, &fq_comm_histogram_fops);
 	debugfs_create_file("steps", 0444, comm->dbg_dir, comm, &fq_comm_steps_fops);
 	debugfs_create_file("status", 0444, comm->dbg_dir, comm, &fq_comm_status_fops);
+	debugfs_create_file("links", 0444, comm->dbg_dir, comm, &fq_comm_links_fops);
 	debugfs_create_file("pipeline", 0444, comm->dbg_dir, comm, &fq_comm_pipeline_fops);
 	debugfs_create_file("regcache", 0400, comm->dbg_dir, comm, &fq_comm_regcache_fops);
 	/* fault injection: sleep this many microseconds before each step */

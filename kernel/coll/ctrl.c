@@ -19,7 +19,10 @@
  *    data connections this rank then closes could fail them otherwise;
  *  - every rank knows where every other one is, and fq_ctrl_view()
  *    follows the waits from rank to rank to the one that holds the others
- *    up (the rank-status attribute set in uapi/linux/fabriq.h says how).
+ *    up (the rank-status attribute set in uapi/linux/fabriq.h says how);
+ *  - every rank knows what every other finds of its links: each period
+ *    the worker judges this rank's links and runs the link-latency
+ *    detector on the whole job's reports (link.c).
  * One heartbeat at a time is in flight on a connection, and a receive
  * slot is reposted as soon as its heartbeat is read, so the FQ_CTRL_SLOTS
  * slots never run out and the connection needs no credits.
@@ -102,6 +105,10 @@ static bool fq_ctrl_malformed(const struct fq_comm *comm, const struct fq_peer *
 		snprintf(why, size, "wait_rank %u (%u ranks)", rs->wait_rank, comm->nranks);
 	else if (!fq_ctrl_rank_ok(comm, peer, rs->dead_rank))
 		snprintf(why, size, "dead_rank %u (%u ranks)", rs->dead_rank, comm->nranks);
+	else if (!fq_ctrl_rank_ok(comm, peer, rs->links.worst) || rs->links.slow >= comm->nranks ||
+		 !rs->links.slow != (rs->links.worst == FABRIQ_STATUS_NO_RANK))
+		snprintf(why, size, "slow_rank %u, slow_links %u (%u ranks)", rs->links.worst,
+			 rs->links.slow, comm->nranks);
 	else
 		return false;
 	return true;
@@ -129,6 +136,11 @@ static void fq_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		.wait_rank = be32_to_cpu(m->wait_rank),
 		.wait_ns = be64_to_cpu(m->wait_ns),
 		.dead_rank = be32_to_cpu(m->dead_rank),
+		.links = {
+			.slow = be16_to_cpu(m->slow_links),
+			.worst = be32_to_cpu(m->slow_rank),
+			.ratio = be16_to_cpu(m->slow_ratio),
+		},
 	};
 	if (fq_ctrl_malformed(comm, peer, m, wc->byte_len, &rs, why, sizeof(why))) {
 		/* each one logs, rate-limited: the first fails the communicator */
@@ -214,6 +226,7 @@ static void fq_ctrl_self(struct fq_comm *comm, struct fq_rank_status *rs)
 	rs->wait_ns = rs->wait_rank != FABRIQ_STATUS_NO_RANK && now > since ? now - since : 0;
 	spin_lock_bh(&comm->lock);
 	rs->dead_rank = comm->dead_rank;
+	rs->links = comm->links;
 	spin_unlock_bh(&comm->lock);
 }
 
@@ -226,6 +239,7 @@ static const char *const fq_hb_fault_names[FQ_HB_FAULT_COUNT] = {
 	[FQ_HB_FAULT_RANK] = "rank",
 	[FQ_HB_FAULT_WAIT_RANK] = "wait_rank",
 	[FQ_HB_FAULT_DEAD_RANK] = "dead_rank",
+	[FQ_HB_FAULT_SLOW_RANK] = "slow_rank",
 };
 
 /**
@@ -275,6 +289,10 @@ static void fq_ctrl_fault(struct fq_comm *comm, struct fq_peer *peer, struct fab
 	case FQ_HB_FAULT_DEAD_RANK:
 		m->dead_rank = cpu_to_be32(comm->rank);
 		break;
+	case FQ_HB_FAULT_SLOW_RANK:
+		m->slow_rank = cpu_to_be32(comm->rank);
+		m->slow_links = cpu_to_be16(1);
+		break;
 	}
 }
 
@@ -322,6 +340,9 @@ static int fq_ctrl_send(struct fq_comm *comm, struct fq_peer *peer, const struct
 		.wait_rank = cpu_to_be32(me->wait_rank),
 		.dead_rank = cpu_to_be32(me->dead_rank),
 		.wait_ns = cpu_to_be64(me->wait_ns),
+		.slow_rank = cpu_to_be32(me->links.worst),
+		.slow_ratio = cpu_to_be16(min_t(u32, me->links.ratio, U16_MAX)),
+		.slow_links = cpu_to_be16(min_t(u32, me->links.slow, U16_MAX)),
 	};
 	fq_ctrl_fault(comm, peer, m, &sge.length);
 	ib_dma_sync_single_for_device(comm->ibdev, conn->tx_dma[0], sizeof(*m), DMA_TO_DEVICE);
@@ -373,6 +394,7 @@ static void fq_ctrl_work(struct work_struct *work)
 		up_read(&comm->hw_rwsem);
 		return;
 	}
+	fq_link_period(comm);
 	fq_ctrl_self(comm, &me);
 	snprintf(why, sizeof(why), "silent for %u ms",
 		 jiffies_to_msecs(timeout - period));
@@ -387,6 +409,7 @@ static void fq_ctrl_work(struct work_struct *work)
 	up_read(&comm->hw_rwsem);
 	if (err)
 		fq_comm_fail(comm, err);
+	fq_link_detect(comm);
 again:
 	if (READ_ONCE(comm->hb_on))
 		queue_delayed_work(system_highpri_wq, &comm->hb_work, period);
@@ -401,6 +424,7 @@ void fq_ctrl_init(struct fq_comm *comm)
 	INIT_DELAYED_WORK(&comm->hb_work, fq_ctrl_work);
 	comm->run.wait_rank = FABRIQ_STATUS_NO_RANK;
 	comm->dead_rank = FABRIQ_STATUS_NO_RANK;
+	comm->links.worst = FABRIQ_STATUS_NO_RANK;
 }
 
 /**
@@ -441,9 +465,18 @@ static u32 fq_ctrl_waits_on(const struct fq_rank_view *v, u32 n, u32 r)
 	return x->rs.wait_rank;
 }
 
+/* Is @w, of a round of waits, more its origin than @best: the link suspect, else longer waiting? */
+static bool fq_ctrl_more_origin(const struct fq_rank_view *v, u32 w, u32 best)
+{
+	if (v[w].link_suspect != v[best].link_suspect)
+		return v[w].link_suspect;
+	return v[w].rs.wait_ns > v[best].rs.wait_ns;
+}
+
 /*
  * Where the waits that start at @r end: a rank that waits on nobody, or,
- * when they go round, the one of the round that has waited longest.
+ * when they go round, the one of the round whose links are slow (the
+ * link suspect), else the one that has waited longest.
  */
 static u32 fq_ctrl_origin(const struct fq_rank_view *v, u32 n, u32 r)
 {
@@ -458,7 +491,7 @@ static u32 fq_ctrl_origin(const struct fq_rank_view *v, u32 n, u32 r)
 	/* n steps and still waiting: @r is on a round; walk it once */
 	best = r;
 	for (w = fq_ctrl_waits_on(v, n, r); w != r; w = fq_ctrl_waits_on(v, n, w))
-		if (v[w].rs.wait_ns > v[best].rs.wait_ns)
+		if (fq_ctrl_more_origin(v, w, best))
 			best = w;
 	return best;
 }
@@ -467,6 +500,7 @@ static void fq_ctrl_blame(struct fq_rank_view *v, u32 n)
 {
 	u32 r, w, o;
 
+	fq_link_blame(v, n);
 	for (r = 0; r < n; r++) {
 		w = fq_ctrl_waits_on(v, n, r);
 		if (w == FABRIQ_STATUS_NO_RANK)
@@ -546,7 +580,13 @@ int fq_ctrl_nl_put(struct sk_buff *skb, int type, const struct fq_rank_view *v)
 	    nla_put_u64_64bit(skb, FABRIQ_A_RSTAT_INHERITED_NS, v->inherited_ns,
 			      FABRIQ_A_RSTAT_PAD) ||
 	    nla_put_u8(skb, FABRIQ_A_RSTAT_ORIGIN, v->origin) ||
-	    nla_put_u32(skb, FABRIQ_A_RSTAT_BLOCKS, v->blocks)) {
+	    nla_put_u32(skb, FABRIQ_A_RSTAT_BLOCKS, v->blocks) ||
+	    nla_put_u32(skb, FABRIQ_A_RSTAT_SLOW_LINKS, v->rs.links.slow) ||
+	    (v->rs.links.worst != FABRIQ_STATUS_NO_RANK &&
+	     (nla_put_u32(skb, FABRIQ_A_RSTAT_SLOW_RANK, v->rs.links.worst) ||
+	      nla_put_u32(skb, FABRIQ_A_RSTAT_SLOW_RATIO, v->rs.links.ratio))) ||
+	    nla_put_u32(skb, FABRIQ_A_RSTAT_LINK_BLAME, v->link_blame) ||
+	    nla_put_u8(skb, FABRIQ_A_RSTAT_LINK_SUSPECT, v->link_suspect)) {
 		if (nest)
 			nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;

@@ -39,6 +39,7 @@ static struct fq_det_config fq_det_cfg[__FABRIQ_DET_MAX] = {
 	[FABRIQ_DET_ERROR_RATE] = { true, 100, 60000, 0 },	/* 0.01 % over a minute */
 	[FABRIQ_DET_LATENCY] = { true, 5000, 300000, 0 },	/* 5 us for 5 min */
 	[FABRIQ_DET_BW_DROP] = { true, 30, 10000, 0 },		/* 30 % for 10 s */
+	[FABRIQ_DET_LINK_LATENCY] = { true, 200, 3000, 0 },	/* 2x the baseline for 3 s */
 };
 
 /* One logged event. */

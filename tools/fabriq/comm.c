@@ -60,6 +60,11 @@ static struct nla_policy rstat_policy[FABRIQ_A_RSTAT_MAX + 1] = {
 	[FABRIQ_A_RSTAT_INHERITED_NS] = { .type = NLA_U64 },
 	[FABRIQ_A_RSTAT_ORIGIN] = { .type = NLA_U8 },
 	[FABRIQ_A_RSTAT_BLOCKS] = { .type = NLA_U32 },
+	[FABRIQ_A_RSTAT_SLOW_LINKS] = { .type = NLA_U32 },
+	[FABRIQ_A_RSTAT_SLOW_RANK] = { .type = NLA_U32 },
+	[FABRIQ_A_RSTAT_SLOW_RATIO] = { .type = NLA_U32 },
+	[FABRIQ_A_RSTAT_LINK_BLAME] = { .type = NLA_U32 },
+	[FABRIQ_A_RSTAT_LINK_SUSPECT] = { .type = NLA_U8 },
 };
 
 static const char *const rank_state_names[] = FABRIQ_RANK_STATE_NAMES;
@@ -153,6 +158,22 @@ static void print_rank_status(uint32_t rank, struct nlattr *addr, struct nlattr 
 		out_bool("origin", "origin ", nla_get_u8(tb[FABRIQ_A_RSTAT_ORIGIN]));
 	if (tb[FABRIQ_A_RSTAT_BLOCKS])
 		out_uint("blocks", "blocks %llu ", nla_get_u32(tb[FABRIQ_A_RSTAT_BLOCKS]));
+	/* its links: how many it finds slow, the slowest, and the blame */
+	if (tb[FABRIQ_A_RSTAT_SLOW_LINKS])
+		out_uint("slow_links", "slow_links %llu ",
+			 nla_get_u32(tb[FABRIQ_A_RSTAT_SLOW_LINKS]));
+	if (tb[FABRIQ_A_RSTAT_SLOW_RANK] && tb[FABRIQ_A_RSTAT_SLOW_RATIO]) {
+		out_uint("slowest_link_to", "slowest to %llu ",
+			 nla_get_u32(tb[FABRIQ_A_RSTAT_SLOW_RANK]));
+		out_uint("slowest_link_pct", "at %llu%% ",
+			 nla_get_u32(tb[FABRIQ_A_RSTAT_SLOW_RATIO]));
+	}
+	if (tb[FABRIQ_A_RSTAT_LINK_BLAME])
+		out_uint("link_blame", "link_blame %llu ",
+			 nla_get_u32(tb[FABRIQ_A_RSTAT_LINK_BLAME]));
+	if (tb[FABRIQ_A_RSTAT_LINK_SUSPECT])
+		out_bool("link_suspect", "link_suspect ",
+			 nla_get_u8(tb[FABRIQ_A_RSTAT_LINK_SUSPECT]));
 	out_end_object();
 }
 

@@ -23,7 +23,8 @@ void monitor_usage(void)
 		"where  N := events to print before exiting (1-%d; default: until interrupted)\n"
 		"Events: dev-add, dev-del, dev-rename, port-change, qos-drift, qos-warn,\n"
 		"        and the detectors' (raised and cleared): slow-peer, link-degraded,\n"
-		"        pfc-storm, ecn-anomaly, vl-congestion, error-rate, latency, bw-drop.\n"
+		"        pfc-storm, ecn-anomaly, vl-congestion, error-rate, latency, bw-drop,\n"
+		"        link-latency.\n"
 		"Needs CAP_NET_ADMIN.\n",
 		INT_MAX);
 }

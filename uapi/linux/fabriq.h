@@ -303,7 +303,16 @@ enum fabriq_rank_state {
  * inherited that much of its wait; following the waits from rank to rank
  * ends at the origin: a rank that waits on nobody (it is late, or
  * computing), a dead one, or, when the waits go round, the one of the
- * round that has waited longest (the first to stop).
+ * round that has waited longest (the first to stop) -- or, when one rank
+ * of the round is the link suspect, that one.
+ *
+ * Each rank also measures its links (the latency of its sends to each
+ * peer against that link's own baseline) and its heartbeats say how many
+ * it finds slow and which is slowest.  Each such report blames both ends
+ * of a link, the reporter once per slow link; the rank with the most
+ * blame, at least 2 and alone, is the link suspect: a rank whose links
+ * are slow wherever they are measured from.  One slow link blames its two
+ * ends alike: no suspect.
  */
 enum fabriq_rank_status_attr {
 	FABRIQ_A_RSTAT_UNSPEC,
@@ -319,6 +328,11 @@ enum fabriq_rank_status_attr {
 	FABRIQ_A_RSTAT_INHERITED_NS,	/* u64: of that, waited because its peer waits */
 	FABRIQ_A_RSTAT_ORIGIN,		/* u8: the waits of others end here */
 	FABRIQ_A_RSTAT_BLOCKS,		/* u32: ranks whose waits end here */
+	FABRIQ_A_RSTAT_SLOW_LINKS,	/* u32: its links it finds slow (link-latency) */
+	FABRIQ_A_RSTAT_SLOW_RANK,	/* u32: the slowest of them (absent: none) */
+	FABRIQ_A_RSTAT_SLOW_RATIO,	/* u32: its latency / its baseline, x100 */
+	FABRIQ_A_RSTAT_LINK_BLAME,	/* u32: slow links reported that end at it */
+	FABRIQ_A_RSTAT_LINK_SUSPECT,	/* u8: it alone has the most (link-latency) */
 
 	__FABRIQ_A_RSTAT_MAX,
 	FABRIQ_A_RSTAT_MAX = __FABRIQ_A_RSTAT_MAX - 1
@@ -518,6 +532,7 @@ enum fabriq_detector {
 	FABRIQ_DET_ERROR_RATE,		/* value: errors per million packets */
 	FABRIQ_DET_LATENCY,		/* value: mean completion latency, ns */
 	FABRIQ_DET_BW_DROP,		/* value: percent below the rolling baseline */
+	FABRIQ_DET_LINK_LATENCY,	/* value: the suspect's slowest link / its baseline, x100 */
 	__FABRIQ_DET_MAX
 };
 
@@ -529,14 +544,16 @@ enum fabriq_detector {
 	[FABRIQ_DET_VL_CONGESTION] = "vl-congestion",			\
 	[FABRIQ_DET_ERROR_RATE] = "error-rate",				\
 	[FABRIQ_DET_LATENCY] = "latency",				\
-	[FABRIQ_DET_BW_DROP] = "bw-drop" }
+	[FABRIQ_DET_BW_DROP] = "bw-drop",				\
+	[FABRIQ_DET_LINK_LATENCY] = "link-latency" }
 
 /*
  * The range of each detector's threshold, in its unit: initializers for
  * "static const __u64 x[] = FABRIQ_DET_THRESHOLD_MIN;" and _MAX.
  */
 #define FABRIQ_DET_THRESHOLD_MIN {					\
-	[FABRIQ_DET_SLOW_PEER] = 100 }
+	[FABRIQ_DET_SLOW_PEER] = 100,					\
+	[FABRIQ_DET_LINK_LATENCY] = 110 }
 #define FABRIQ_DET_THRESHOLD_MAX {					\
 	[FABRIQ_DET_SLOW_PEER] = 100000,	/* 1000x the median */	\
 	[FABRIQ_DET_LINK_DEGRADED] = 0,		/* no threshold */	\
@@ -545,7 +562,8 @@ enum fabriq_detector {
 	[FABRIQ_DET_VL_CONGESTION] = 1000000,	/* ppm */		\
 	[FABRIQ_DET_ERROR_RATE] = 1000000,	/* ppm */		\
 	[FABRIQ_DET_LATENCY] = 60000000000ULL,	/* ns */		\
-	[FABRIQ_DET_BW_DROP] = 100 }		/* percent */
+	[FABRIQ_DET_BW_DROP] = 100,		/* percent */		\
+	[FABRIQ_DET_LINK_LATENCY] = 100000 }	/* 1000x the baseline */
 #define FABRIQ_DET_SLOW_PEER_OPS_MAX	1000	/* LIMIT of slow-peer: operations */
 
 enum fabriq_severity {

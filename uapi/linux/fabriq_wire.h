@@ -64,6 +64,11 @@ struct fabriq_cm_rep {
  *	moved
  * @dead_rank: the first peer it found dead (FABRIQ_STATUS_NO_RANK: none):
  *	its receivers fail too, at once, and know why
+ * @slow_rank: the peer whose link is slowest of those it finds slow: the
+ *	latency of its sends there against that link's baseline
+ *	(FABRIQ_STATUS_NO_RANK: none is slow)
+ * @slow_ratio: that latency / that baseline, x100 (at most 65535)
+ * @slow_links: how many of its links are slow
  */
 struct fabriq_status {
 	__be32 magic;
@@ -76,6 +81,9 @@ struct fabriq_status {
 	__be32 wait_rank;
 	__be32 dead_rank;
 	__be64 wait_ns;
+	__be32 slow_rank;
+	__be16 slow_ratio;
+	__be16 slow_links;
 };
 
 /*
