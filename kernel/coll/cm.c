@@ -92,14 +92,47 @@ static void fq_own_add(struct fq_comm *comm, enum fq_own_ctr c, u64 v)
 		atomic64_add(v, &comm->own[c]);
 }
 
+/*
+ * A flush on @conn: its QP is in the error state.  fabriq's own teardown
+ * flushes it (the communicator has failed or closed by then), and so does
+ * the peer's disconnect (rdma_cm moves the QP to error on a DREQ; its
+ * event follows).  A QP can also fail by itself with nothing but flushes:
+ * rxe does when the netdev's queueing refuses a packet it sends (a qdisc
+ * full, or being replaced), flushing even the send that failed.  Then
+ * the connection carries nothing more, as if the peer had closed it: it
+ * fails whoever still needs it (fq_cm_closed()) instead of leaving them
+ * to the op timeout.
+ */
+static void fq_cm_flushed(struct fq_conn *conn)
+{
+	struct fq_comm *comm = conn->comm;
+	bool by_itself;
+
+	spin_lock_bh(&comm->lock);
+	by_itself = conn->established && !conn->peer_closed && !comm->err;
+	if (by_itself) {
+		conn->peer_closed = jiffies | 1;
+		comm->events++;
+	}
+	spin_unlock_bh(&comm->lock);
+	if (!by_itself)
+		return;
+	pr_warn_ratelimited("communicator %llx rank %u: the QP of channel %u to rank %u (%pISc) went to error with only flushes; it is closed\n",
+			    comm->id, comm->rank, conn->chan, conn->peer->rank,
+			    &comm->addrs[conn->peer->rank]);
+	wake_up_all(&comm->wq);
+}
+
 /**
  * fq_cm_wc_error() - a completion on @conn failed
  * @conn: the connection
  * @wc: the completion
  * @what: what it was, for the debug log
  *
- * A flush is no error.  Retries exhausted mean the peer's host is gone
- * or cut off: it is dead (-EHOSTDOWN).  Anything else fails with -EIO.
+ * A flush closes the connection unless the peer or this rank closed it
+ * already (fq_cm_flushed()).  Retries exhausted mean the peer's host is
+ * gone or cut off: it is dead (-EHOSTDOWN).  Anything else fails with
+ * -EIO.
  * Context: softirq (completions).
  */
 void fq_cm_wc_error(struct fq_conn *conn, struct ib_wc *wc, const char *what)
@@ -107,7 +140,7 @@ void fq_cm_wc_error(struct fq_conn *conn, struct ib_wc *wc, const char *what)
 	struct fq_comm *comm = conn->comm;
 
 	if (wc->status == IB_WC_WR_FLUSH_ERR)
-		return;
+		return fq_cm_flushed(conn);
 	pr_debug("comm %llx: %s completion: %s\n", comm->id, what, ib_wc_status_msg(wc->status));
 	if (wc->status == IB_WC_RETRY_EXC_ERR || wc->status == IB_WC_RNR_RETRY_EXC_ERR)
 		fq_ctrl_peer_unreachable(comm, conn->peer);
@@ -493,6 +526,7 @@ int fq_cm_post(struct fq_conn *conn)
 	 * flight completed without one.
 	 */
 	if (conn->tx_tail != conn->tx_posted) {
+		fq_comm_fail(conn->comm, err);	/* before its flushes */
 		ib_drain_sq(conn->id->qp);
 		fq_tx_retire_rest(conn, IB_WC_SUCCESS);
 	}

@@ -588,6 +588,36 @@ static void fq_op_note_wait(struct fq_comm *comm, struct fq_op *op)
 	WRITE_ONCE(comm->run.wait_rank, who);
 }
 
+/*
+ * Has a peer that the oldest step in flight still needs closed one of its
+ * connections, more than the grace ago (fq_cm_closed())?  The sends and
+ * receives check only the channel they use next, and a send whose QP
+ * failed by itself is flushed, never acknowledged: a step waiting on it
+ * would otherwise wait for the op timeout.  Call after fq_op_note_wait(),
+ * which brings the sends' progress up to date.
+ */
+static int fq_op_peer_closed(struct fq_comm *comm, struct fq_op *op)
+{
+	struct fq_pipe_step *ps = fq_pipe_at(&op->pipe, 0);
+	const struct fq_xstate *xs;
+	struct fq_peer *peer;
+	u32 i, c;
+	int err;
+
+	for (i = 0; i < ps->st.n; i++) {
+		xs = &ps->xs[i];
+		if ((ps->st.x[i].op == FQ_X_SEND ? xs->freed : xs->msgs) >= xs->nmsg)
+			continue;
+		peer = &comm->peers[ps->st.x[i].peer];
+		for (c = 0; c < comm->nch; c++) {
+			err = fq_cm_closed(peer->ch[c]);
+			if (err < 0)
+				return err;
+		}
+	}
+	return 0;
+}
+
 /* Run the schedule's steps, up to FQ_PIPE_DEPTH of them at once (pipe.c). */
 static int fq_op_run_steps(struct fq_comm *comm, struct fq_op *op)
 {
@@ -615,6 +645,9 @@ static int fq_op_run_steps(struct fq_comm *comm, struct fq_op *op)
 		if (fq_busy_poll(comm, seen))
 			continue;
 		fq_op_note_wait(comm, op);
+		err = fq_op_peer_closed(comm, op);
+		if (err)
+			return err;
 		left = (long)(deadline - jiffies);
 		if (left <= 0)
 			return -ETIMEDOUT;

@@ -155,8 +155,9 @@ struct fq_qp_stats {
  * @id: the rdma_cm id; NULL before connecting and after teardown
  * @has_qp: @id has a QP
  * @established: the connection is up
- * @peer_closed: jiffies when the peer disconnected (0: it has not); data
- *               it sent before may still be on its way through the CQ
+ * @peer_closed: jiffies when the peer disconnected, or the QP went to
+ *               error by itself (0: neither); data the peer sent before
+ *               may still be on its way through the CQ
  * @setup_failed: accepted but never established (passive side); COMM_INIT
  *                releases it so that the peer's next attempt finds the slot
  *                free (under fq_comm.lock)
