@@ -23,12 +23,29 @@
 #   3. The test bed's shaping: a tbf on the last host's tap (from the
 #      outside, tools/vm/fabric) slows what reaches that host, and only
 #      that host, until it is removed.
+#   5. A slow link: every host runs a four-host 1 MiB allreduce loop;
+#      host 3's link is slowed twice, first by a netem delay on its own
+#      eth0 (this machine's kernel has no netem: tools/vm/fabric), then by
+#      a tbf rate limit on its tap from the outside.  The netem is host
+#      3's root qdisc from the start, with no delay and room for every
+#      packet, and only changed: replacing a root qdisc under live QPs
+#      makes rxe fail a QP (a packet the qdisc refuses is fatal to it;
+#      cm.c), and so does a full netem queue.  Each time every
+#      host raises a link-latency event naming rank 3 and its address and
+#      no other rank; host 0's `comm status` names rank 3 the link
+#      suspect and the origin of the waits; once the shaping is gone,
+#      every host's event clears.  The detection and clear times (host
+#      0's clock, from when the shaping changed to when host 0 saw the
+#      event in that host's log) are printed, with the slow-peer events
+#      each host raised meanwhile.
 #   4. A dead host: host 2's qemu is killed (tools/vm/fabric) during a
 #      four-host allreduce loop.  Every survivor finds it dead through
 #      the control connections' heartbeats within the 5 s peer timeout,
 #      not the 30 s op timeout; its call fails
 #      with EHOSTDOWN; the status it prints names rank 2 dead; and once
 #      it closed the communicator, every fabriq object is gone.
+# With the argument "correctness", only scenario 1: make check runs that
+# on every guest kernel but the newest, which runs them all.
 # Not in TEST_PROGS: it needs the other hosts.
 . "$(dirname "$0")/lib.sh"
 
@@ -36,8 +53,14 @@ COLLS="allreduce allgather reducescatter broadcast alltoall"
 TC_ID=0xfa10
 DEAD_ID=0xfa20
 DEAD=2		# the host whose qemu is killed
+SLOW_ID=0xfa30
+SLOW=3		# the host whose link is slowed
+SLOW_NETEM="delay 200ms"
+SLOW_NETEM_LIMIT=20000	# packets: rxe holds at most 64 in flight per QP
+SLOW_TBF="rate 5mbit burst 64kbit latency 400ms"
 me=${FABRIQ_HOST:?run by tools/vm/fabric}
 peers=$(fq_fabric_peers)
+only=${1:-}
 
 # bench NAME COLL ID ARGS...: this host's rank of a checked `fabriq
 # bench`, between "== NAME" and "== NAME exit RC" lines
@@ -58,6 +81,69 @@ dead_loop() {
 	echo "== objects left: $(grep -v ' 0$' "$FQ_DBG/objects" | xargs)"
 }
 
+# all_running ID N: in this host's status of communicator ID, every rank
+# is alive (or this one) and has finished N calls
+all_running() {
+	fq -j comm status id "$1" | jq -e --argjson n "$FABRIQ_HOSTS" --argjson k "$2" \
+		'.[0].ranks | length == $n and all(.state == "self" or .state == "alive") and
+		 all(.ops_done >= $k)' > /dev/null
+}
+
+# slow_start: this host's rank of the allreduce loop that scenario 5
+# slows, and its events in slow-events.log; slow_stop ends both
+slow_start() {
+	"$FQ_CLI" monitor > "$FABRIQ_OUT/slow-events.log" 2>&1 &
+	slow_mon=$!
+	# the CLI itself, not the fq function's subshell: slow_stop kills it
+	"$FQ_CLI" bench allreduce --rank "$me" --peers "$peers" --id $SLOW_ID -w 0 -c 0 -b 1M \
+		-e 1M -n 1000000 --connect-timeout 600000 > "$FABRIQ_OUT/slow-bench.log" 2>&1 &
+	slow_bench=$!
+}
+slow_stop() {
+	kill "$slow_bench" "$slow_mon" 2>/dev/null
+	wait "$slow_bench" "$slow_mon" 2>/dev/null
+}
+
+# Host 0 tells the others what to do in scenario 5 through its output
+# (host0/output.log, a file they can all read as it grows; a file that
+# appears in a share later may stay unseen under the guests' overlay):
+# "# slow link: go", "# slow link: netem N ARGS|off", "# slow link: stop".
+# slow_said WHAT: host 0 has said it
+slow_said() {
+	grep -q "^# slow link: $1" "$FABRIQ_FABRIC_DIR/host0/output.log"
+}
+
+# slow_netem ARGS: host $SLOW's netem, the root qdisc of its eth0 before
+# any QP is up (slow_prepare) and only changed after (the header)
+slow_netem() {
+	# shellcheck disable=SC2086 # netem's arguments
+	tc qdisc "$1" dev eth0 root netem ${2:-delay 0ms} limit $SLOW_NETEM_LIMIT
+}
+slow_prepare() {
+	modprobe -a virtio_net sch_netem
+	wait_for 10 ip link show eth0 >/dev/null 2>&1 && slow_netem add
+}
+
+# slow_follow: host $SLOW delays its own sending as host 0 says (netem's
+# arguments, or off), each change acknowledged in its own output as
+# "netem ack N" with what netem sent and dropped so far, until host 0 is
+# done with scenario 5
+slow_follow() {
+	local line n args have=0
+	until slow_said stop; do
+		line=$(grep '^# slow link: netem ' "$FABRIQ_FABRIC_DIR/host0/output.log" | tail -1)
+		read -r _ _ _ _ n args <<< "$line"
+		if [ -n "$n" ] && [ "$n" != "$have" ]; then
+			[ "$args" = off ] && args=
+			slow_netem change "$args"
+			have=$n
+			echo "netem ack $n: $(tc -s qdisc show dev eth0 | head -2 | xargs)"
+		fi
+		sleep 0.2
+	done
+	slow_netem change
+}
+
 # verdict LOG NAME RANK: "ok" if rank RANK's bench NAME in LOG exited 0
 # and found no wrong element, else what it said
 verdict() {
@@ -73,21 +159,35 @@ verdict() {
 }
 
 if [ "$me" != 0 ]; then		# serve host 0: the same collectives, then wait
+	[ "$me" = $SLOW ] && [ "$only" != correctness ] && { slow_prepare || exit 1; }
 	fq_fabric_up || exit 1
 	i=0
 	for coll in $COLLS; do
 		bench "$coll" "$coll" $((0xfa00 + i)) -b 8 -e 1M -f 2 -d all -n 1
 		i=$((i + 1))
 	done
+	[ "$only" = correctness ] && { fq_fabric_wait_stop; exit; }
 	fq qos set dev rxe0 tc 106
 	bench tc106 allreduce $TC_ID -b 1M -e 1M -n 2
 	fq qos set dev rxe0 tc 0
+	wait_for 900 slow_said go
+	slow_start
+	if [ "$me" = $SLOW ]; then
+		slow_follow
+	else
+		wait_for 900 slow_said stop
+	fi
+	slow_stop
 	dead_loop
 	fq_fabric_wait_stop
 	exit
 fi
 
-ktap_plan 24
+if [ "$only" = correctness ]; then
+	ktap_plan 7
+else
+	ktap_plan 34
+fi
 fq_require tcpdump ping jq
 fq_fabric_up
 check_eq "all $FABRIQ_HOSTS hosts are up: each answers fabriq ping" 0 $?
@@ -114,6 +214,7 @@ for ((h = 1; h < FABRIQ_HOSTS; h++)); do
 	done
 done
 check_eq "... and every other host's rank right in every one of them" "" "$bad"
+[ "$only" = correctness ] && ktap_finish
 
 # the last collective's stragglers (disconnects) are on the wire no more
 sleep 3
@@ -137,11 +238,22 @@ check_match "... and so does its connection setup and teardown" '^0x6a [0-9]+$' 
 ktap_diag "the CM's own answers (REJ: $(fq_pcap_tos "$pcap" "$(fq_cm_attr 0x12)");" \
 	"DREP: $(fq_pcap_tos "$pcap" "$(fq_cm_attr 0x16)");" \
 	"later copies of its setup and teardown, with those seen on a second port: $(fq_pcap_cm_tos "$pcap" 0))"
-counts=
-for ((h = 0; h < FABRIQ_HOSTS; h++)); do
-	counts="$counts $(tcpdump -nn -r "$pcap" \
-		"src host $(fq_fabric_addr "$h") and not ($FQ_ROCE_GSI)" 2>/dev/null | wc -l)"
-done
+# the RC packets of each host's address, in one pass over the capture
+counts=$(tcpdump -nn -r "$pcap" "not ($FQ_ROCE_GSI)" 2>/dev/null |
+	awk -v hosts="$FABRIQ_HOSTS" -v addr="$(fq_fabric_addr 0)" '
+	BEGIN { split(addr, base, ".") }
+	{
+		for (i = 1; i < NF; i++)
+			if ($i == "IP") {
+				split($(i + 1), a, ".")
+				n[a[1] "." a[2] "." a[3] "." a[4]]++
+				break
+			}
+	}
+	END {
+		for (h = 0; h < hosts; h++)
+			printf " %d", n[base[1] "." base[2] "." base[3] "." (base[4] + h)]
+	}')
 ktap_diag "RC packets captured from hosts 0..$((FABRIQ_HOSTS - 1)):$counts"
 check_eq "... from every host (100 or more each)" "" \
 	"$(echo "$counts" | tr ' ' '\n' | awk 'NF && $1 < 100')"
@@ -177,17 +289,117 @@ check_match "... and a shape of a host or qdisc the fabric does not have" \
 	"$({ fq_fabric_req shape "$FABRIQ_HOSTS" tbf rate 1mbit; fq_fabric_req shape 0 netem delay 1ms; } |
 		tr '\n' ' ')"
 
+# 5. a slow link (before 4, which kills a host).  ev_after H N: host H's events past its first N lines
+ev_log() { echo "$FABRIQ_FABRIC_DIR/host$1/slow-events.log"; }
+ev_after() { tail -n +$(($2 + 1)) "$(ev_log "$1")" 2>/dev/null; }
+ev_lines() { local h n=; for ((h = 0; h < FABRIQ_HOSTS; h++)); do n="$n $(wc -l < "$(ev_log $h)")"; done; echo $n; }
+ll_re() {	# ll_re raised|cleared: a link-latency event of the loop's communicator
+	echo "^detector link-latency $1 .* comm $SLOW_ID rank [0-9]+ peer"
+}
+# slow_wait raised|cleared T0 "N0 N1 ...": wait (90 s at most) until
+# every host has that link-latency event about rank $SLOW past line Ni
+# of its log; print each host's delay from T0 (ns, this host's clock:
+# when this host saw it there), "-" for a host that did not
+slow_wait() {
+	local kind=$1 t0=$2 h left=$FABRIQ_HOSTS deadline=$((SECONDS + 90))
+	local -a base at=()
+	read -ra base <<< "$3"
+	local re
+	re="$(ll_re "$kind") $SLOW address $(fq_fabric_addr $SLOW) "
+	while [ "$left" -gt 0 ] && [ $SECONDS -lt $deadline ]; do
+		for ((h = 0; h < FABRIQ_HOSTS; h++)); do
+			[ -n "${at[h]:-}" ] && continue
+			if ev_after $h "${base[h]}" | grep -Eq -- "$re"; then
+				at[h]=$((($(date +%s%N) - t0) / 1000000))
+				left=$((left - 1))
+			fi
+		done
+		sleep 0.5
+	done
+	for ((h = 0; h < FABRIQ_HOSTS; h++)); do printf '%s ' "${at[h]:--}"; done
+}
+# status_origin: host 0's comm status of the loop: "SUSPECT ORIGIN" (the
+# link suspect, and the origin that blocks the most; - for none)
+status_origin() {
+	fq -j comm status id $SLOW_ID 2>/dev/null | jq -r '.[0].ranks as $r |
+		(([$r[] | select(.link_suspect) | .rank] | first) // "-" | tostring) + " " +
+		(([$r[] | select(.origin)] | max_by(.blocks) | .rank) // "-" | tostring)'
+}
+# slow_run NAME SHAPE UNSHAPE: scenario 5 with the link slowed by SHAPE
+# (a command) and restored by UNSHAPE
+slow_run() {
+	local name=$1 shape=$2 unshape=$3 base base2 t0 det clr samples h other bad=
+	local suspects origins
+	base=$(ev_lines)
+	t0=$(date +%s%N)
+	check_true "$name: host $SLOW's link is slowed" $shape
+	det=$(slow_wait raised "$t0" "$base")
+	ktap_diag "$name: link-latency raised about rank $SLOW on hosts 0..$((FABRIQ_HOSTS - 1)) after (ms): $det"
+	check_eq "... every host raises link-latency naming rank $SLOW ($(fq_fabric_addr $SLOW))" \
+		"" "$(echo "$det" | grep -o -- '-')"
+	case $det in *-*)	# why: has a loop ended?
+		for ((h = 0; h < FABRIQ_HOSTS; h++)); do
+			ktap_diag "host $h's loop: $(grep -m1 -e failed -e error \
+				"$FABRIQ_FABRIC_DIR/host$h/slow-bench.log")"
+		done
+	esac
+	samples=
+	for _ in 1 2 3 4 5; do
+		samples="$samples$(status_origin),"
+		sleep 1
+	done
+	ktap_diag "$name: host 0's comm status, link suspect and origin, 5 samples 1 s apart: $samples"
+	suspects=$(echo "$samples" | tr ',' '\n' | awk -v r=$SLOW '$1 == r' | wc -l)
+	origins=$(echo "$samples" | tr ',' '\n' | awk -v r=$SLOW '$2 == r' | wc -l)
+	# each sample is this instant's view from heartbeats up to a period
+	# old; the event above is the one with a window
+	check_true "... host 0's comm status names rank $SLOW the link suspect (3 or more of 5 samples: $suspects) and the origin (3 or more: $origins)" \
+		test "$suspects" -ge 3 -a "$origins" -ge 3
+	base2=$(ev_lines)
+	t0=$(date +%s%N)
+	$unshape
+	clr=$(slow_wait cleared "$t0" "$base2")
+	ktap_diag "$name: link-latency cleared about rank $SLOW on hosts 0..$((FABRIQ_HOSTS - 1)) after (ms): $clr"
+	check_eq "... once the link is restored, every host clears it" "" "$(echo "$clr" | grep -o -- '-')"
+	for ((h = 0; h < FABRIQ_HOSTS; h++)); do
+		other=$(ev_after $h "$(echo "$base" | cut -d' ' -f$((h + 1)))" |
+			grep -E -- "$(ll_re raised)" | grep -v " peer $SLOW address ")
+		[ -z "$other" ] || bad="$bad host $h: $other;"
+		ktap_diag "$name: host $h's slow-peer events meanwhile: $(ev_after $h "$(echo "$base" |
+			cut -d' ' -f$((h + 1)))" | grep -E '^detector slow-peer raised' |
+			grep -o ' peer [0-9]*' | sort | uniq -c | xargs)"
+	done
+	check_eq "... and no host's link-latency names another rank" "" "$bad"
+}
+netem_n=0
+netem_set() {	# netem_set ARGS|off: host $SLOW applies it (slow_follow)
+	netem_n=$((netem_n + 1))
+	ktap_diag "slow link: netem $netem_n $*"
+	wait_for 30 grep -q "^netem ack $netem_n:" "$FABRIQ_FABRIC_DIR/host$SLOW/output.log"
+	ktap_diag "host $SLOW: $(grep "^netem ack $netem_n:" "$FABRIQ_FABRIC_DIR/host$SLOW/output.log")"
+}
+ktap_diag "slow link: go"
+slow_start
+wait_for 300 all_running $SLOW_ID 2
+check_true "$FABRIQ_HOSTS hosts run the 1 MiB allreduce loop" all_running $SLOW_ID 2
+# the links' baselines: 5 heartbeat periods (1 s) with traffic
+sleep 8
+ktap_diag "host 0's links before: $(tr '\n' ';' < "$FQ_DBG/comms/$(printf %x $SLOW_ID)-r0/links")"
+slow_run "netem $SLOW_NETEM on host $SLOW's eth0" "netem_set $SLOW_NETEM" "netem_set off"
+sleep 5
+slow_run "tbf $SLOW_TBF on host $SLOW's tap" "fq_fabric_req shape $SLOW tbf $SLOW_TBF" \
+	"fq_fabric_req unshape $SLOW"
+ktap_diag "host 0's links after: $(tr '\n' ';' < "$FQ_DBG/comms/$(printf %x $SLOW_ID)-r0/links")"
+ktap_diag "slow link: stop"
+slow_stop
+
 # 4. host $DEAD dies during a four-host allreduce loop
 dead_log=$FABRIQ_OUT/dead.log
 dead_loop > "$dead_log" 2>&1 &
 loop=$!
-alive() {	# every rank alive or this one, each in a call past its first
-	fq -j comm status id $DEAD_ID | jq -e --argjson n "$FABRIQ_HOSTS" \
-		'.[0].ranks | length == $n and all(.state == "self" or .state == "alive") and
-		 all(.ops_done >= 1)' > /dev/null
-}
-wait_for 300 alive
-check_true "the $FABRIQ_HOSTS hosts run allreduces, each alive in every host's status" alive
+wait_for 300 all_running $DEAD_ID 1
+check_true "the $FABRIQ_HOSTS hosts run allreduces, each alive in every host's status" \
+	all_running $DEAD_ID 1
 sleep 2
 t0=$(date +%s%N)
 fq_fabric_req kill $DEAD || ktap_diag "the fabric did not kill host $DEAD"
