@@ -546,6 +546,18 @@ static bool fq_busy_poll(struct fq_comm *comm, u64 seen)
 	return false;
 }
 
+/*
+ * Is transfer @i of @ps not done yet: a receive with messages still to
+ * come, or a send with messages not yet acknowledged (fq_op_sync_freed()
+ * brings those up to date)?
+ */
+static bool fq_xfer_open(const struct fq_pipe_step *ps, u32 i)
+{
+	const struct fq_xstate *xs = &ps->xs[i];
+
+	return (ps->st.x[i].op == FQ_X_SEND ? xs->freed : xs->msgs) < xs->nmsg;
+}
+
 /* Does a step in flight wait on a send (to go out, or to complete)? */
 static bool fq_op_waits_tx(struct fq_op *op)
 {
@@ -557,7 +569,7 @@ static bool fq_op_waits_tx(struct fq_op *op)
 		ps = fq_pipe_at(p, a);
 		fq_op_sync_freed(op, a);
 		for (i = 0; i < ps->st.n; i++)
-			if (ps->st.x[i].op == FQ_X_SEND && ps->xs[i].freed < ps->xs[i].nmsg)
+			if (ps->st.x[i].op == FQ_X_SEND && fq_xfer_open(ps, i))
 				return true;
 	}
 	return false;
@@ -576,10 +588,10 @@ static void fq_op_note_wait(struct fq_comm *comm, struct fq_op *op)
 
 	fq_op_sync_freed(op, 0);
 	for (i = 0; i < ps->st.n && who == FABRIQ_STATUS_NO_RANK; i++)
-		if (ps->st.x[i].op != FQ_X_SEND && ps->xs[i].msgs < ps->xs[i].nmsg)
+		if (ps->st.x[i].op != FQ_X_SEND && fq_xfer_open(ps, i))
 			who = ps->st.x[i].peer;
 	for (i = 0; i < ps->st.n && who == FABRIQ_STATUS_NO_RANK; i++)
-		if (ps->st.x[i].op == FQ_X_SEND && ps->xs[i].freed < ps->xs[i].nmsg)
+		if (ps->st.x[i].op == FQ_X_SEND && fq_xfer_open(ps, i))
 			who = ps->st.x[i].peer;
 	WRITE_ONCE(comm->run.step, ps->k);
 	if (who == READ_ONCE(comm->run.wait_rank))
@@ -599,14 +611,12 @@ static void fq_op_note_wait(struct fq_comm *comm, struct fq_op *op)
 static int fq_op_peer_closed(struct fq_comm *comm, struct fq_op *op)
 {
 	struct fq_pipe_step *ps = fq_pipe_at(&op->pipe, 0);
-	const struct fq_xstate *xs;
 	struct fq_peer *peer;
 	u32 i, c;
 	int err;
 
 	for (i = 0; i < ps->st.n; i++) {
-		xs = &ps->xs[i];
-		if ((ps->st.x[i].op == FQ_X_SEND ? xs->freed : xs->msgs) >= xs->nmsg)
+		if (!fq_xfer_open(ps, i))
 			continue;
 		peer = &comm->peers[ps->st.x[i].peer];
 		for (c = 0; c < comm->nch; c++) {
