@@ -38,6 +38,19 @@
 #      0's clock, from when the shaping changed to when host 0 saw the
 #      event in that host's log) are printed, with the slow-peer events
 #      each host raised meanwhile.
+#   6. A congested port and ECN: host 0's second port (eth1, which qemu
+#      sends at one frame per millisecond: tools/vm/fabric) is rank 0's
+#      address of a four-host alltoall, so rank 0's three flows meet in
+#      that port's queue.  fabriq's RED (`fabriq qos set dev rxe1 ecn
+#      ...`) is its root qdisc, and with tc 106 on every host the
+#      collective's packets are ECN-capable.  A capture on the bridge
+#      shows packets from that port CE-marked; RED counted the marks and
+#      dropped nothing; fabriq's ecn_marked_tx reports RED's count in
+#      netlink, debugfs and the Prometheus output; the alltoall is right
+#      on every host.  The marking has to be a guest's: this machine's
+#      kernel has no red qdisc, so the bridge's ports cannot mark, and a
+#      shaper under RED hides the queue from it
+#      (Documentation/qos.md); a slow NIC keeps the queue in RED's own.
 #   4. A dead host: host 2's qemu is killed (tools/vm/fabric) during a
 #      four-host allreduce loop.  Every survivor finds it dead through
 #      the control connections' heartbeats within the 5 s peer timeout,
@@ -58,17 +71,34 @@ SLOW=3		# the host whose link is slowed
 SLOW_NETEM="delay 200ms"
 SLOW_NETEM_LIMIT=20000	# packets: rxe holds at most 64 in flight per QP
 SLOW_TBF="rate 5mbit burst 64kbit latency 400ms"
+ECN_ID=0xfa40
+# RED on the slow port: rxe keeps at most 65 packets of a QP between its
+# requester and the NIC, about 70 KB of 1 KiB-MTU frames, so rank 0's
+# three QPs (and its control connections) hold up to about 215 KB in the
+# queue: above max, where RED marks every ECN-capable packet, and below
+# RED's limit (4 * max + 4 packets), so RED drops nothing (a packet its
+# netdev refuses fails rxe's QP)
+ECN_RED=(ecn prio 0 min 16K max 96K prob 100)
+# ecn_addr I: host I's address in the congested scenario (host 0's on its
+# slow port eth1, the others' a second one on eth0); ecn_peers: all
+ecn_addr() { echo "198.18.101.$(($1 + 1))"; }
+ecn_peers() {
+	local i list=
+	for ((i = 0; i < FABRIQ_HOSTS; i++)); do list=$list${list:+,}$(ecn_addr $i); done
+	echo "$list"
+}
 me=${FABRIQ_HOST:?run by tools/vm/fabric}
 peers=$(fq_fabric_peers)
 only=${1:-}
 
 # bench NAME COLL ID ARGS...: this host's rank of a checked `fabriq
-# bench`, between "== NAME" and "== NAME exit RC" lines
+# bench`, between "== NAME" and "== NAME exit RC" lines (the ranks'
+# addresses: BENCH_PEERS, default every host's eth0)
 bench() {
 	local name=$1 coll=$2 id=$3
 	shift 3
 	echo "== $name"
-	fq bench "$coll" --rank "$me" --peers "$peers" --id "$id" -w 0 -c 1 "$@" 2>&1
+	fq bench "$coll" --rank "$me" --peers "${BENCH_PEERS:-$peers}" --id "$id" -w 0 -c 1 "$@" 2>&1
 	echo "== $name exit $?"
 }
 
@@ -167,8 +197,10 @@ if [ "$me" != 0 ]; then		# serve host 0: the same collectives, then wait
 		i=$((i + 1))
 	done
 	[ "$only" = correctness ] && { fq_fabric_wait_stop; exit; }
+	ip addr add "$(ecn_addr "$me")/24" dev eth0
 	fq qos set dev rxe0 tc 106
 	bench tc106 allreduce $TC_ID -b 1M -e 1M -n 2
+	BENCH_PEERS=$(ecn_peers) bench ecn alltoall $ECN_ID -b 1M -e 1M -n 8 --connect-timeout 600000
 	fq qos set dev rxe0 tc 0
 	wait_for 900 slow_said go
 	slow_start
@@ -186,11 +218,26 @@ fi
 if [ "$only" = correctness ]; then
 	ktap_plan 7
 else
-	ktap_plan 34
+	ktap_plan 45
 fi
-fq_require tcpdump ping jq
+fq_require tcpdump ping jq tc
 fq_fabric_up
 check_eq "all $FABRIQ_HOSTS hosts are up: each answers fabriq ping" 0 $?
+# scenario 6's slow port, its device and queueing set before anything
+# uses it (replacing a root qdisc drops what it holds, which fails rxe's
+# QP of each dropped packet, the CM's too).  Only eth1 answers ARP for
+# its address, so the other hosts send to it there
+slow_port_up() {
+	wait_for 10 ip link show eth1 >/dev/null 2>&1 &&
+	echo 1 > /proc/sys/net/ipv4/conf/all/arp_ignore &&
+	ip link set eth1 up && ip addr add "$(ecn_addr 0)/24" dev eth1 &&
+	# the driver's queue holds two frames, the rest waits in the qdisc
+	echo 3000 > /sys/class/net/eth1/queues/tx-0/byte_queue_limits/limit_max &&
+	rdma link add rxe1 type rxe netdev eth1 &&
+	fq qos set dev rxe1 tc 106 "${ECN_RED[@]}"
+}
+[ "$only" = correctness ] || check_true "host 0's slow port: eth1 with $(ecn_addr 0), rxe1, tc 106 and RED" \
+	slow_port_up
 
 log=$FABRIQ_OUT/bench.log
 : > "$log"
@@ -258,6 +305,46 @@ ktap_diag "RC packets captured from hosts 0..$((FABRIQ_HOSTS - 1)):$counts"
 check_eq "... from every host (100 or more each)" "" \
 	"$(echo "$counts" | tr ' ' '\n' | awk 'NF && $1 < 100')"
 fq qos set dev rxe0 tc 0
+
+# 6. congestion on host 0's slow port, marked by fabriq's RED
+red_backlog() {	# red_backlog: the bytes queued in RED on eth1 now
+	tc -s qdisc show dev eth1 parent fab1:1 | awk '$1 == "backlog" { print $2; exit }' |
+		sed 's/Kb$/000/; s/Mb$/000000/; s/b$//'
+}
+check_true "a capture of what leaves host 0's slow port starts" \
+	fq_fabric_req capture ecn udp port 4791 and src host "$(ecn_addr 0)"
+BENCH_PEERS=$(ecn_peers) bench ecn alltoall $ECN_ID -b 1M -e 1M -n 8 --connect-timeout 600000 \
+	>> "$log" &
+ecn_bench=$!
+backlog=
+while ! fq_exited $ecn_bench; do
+	backlog="$backlog $(red_backlog)"
+	sleep 0.5
+done
+wait $ecn_bench
+fq_fabric_req capture-stop ecn
+check_eq "a $FABRIQ_HOSTS-host 1 MiB alltoall with rank 0 on host 0's slow port is right on rank 0" \
+	ok "$(verdict "$log" ecn 0)"
+ktap_diag "RED's backlog on eth1 every 0.5 s (bytes):$backlog"
+ktap_diag "$(tc -s qdisc show dev eth1 parent fab1:1 | tr -s '\n ' ' ')"
+check_match "... the port's queue built: RED counted marks and dropped nothing" \
+	"dropped 0,.* marked [1-9][0-9]* " "$(tc -s qdisc show dev eth1 parent fab1:1 | tr -s '\n ' ' ')"
+pcap=$FABRIQ_OUT/ecn.pcap
+ce=$(tcpdump -nn -r "$pcap" 'ip[1] & 3 == 3' 2>/dev/null | wc -l)
+ect=$(tcpdump -nn -r "$pcap" 'ip[1] & 3 == 2' 2>/dev/null | wc -l)
+ktap_diag "on the bridge from $(ecn_addr 0) (each frame seen on two ports): $ce CE, $ect ECT(0)," \
+	"tos $(fq_pcap_tos "$pcap" udp)"
+check_true "... the capture on the bridge shows packets it marked CE" [ "$ce" -gt 0 ]
+check_true "... and ECT(0) ones it did not mark" [ "$ect" -gt 0 ]
+fq_check_marks_reported rxe1 eth1
+bad=
+for ((h = 1; h < FABRIQ_HOSTS; h++)); do
+	out=$FABRIQ_FABRIC_DIR/host$h/output.log
+	wait_for 120 grep -q "^== ecn exit" "$out"
+	v=$(verdict "$out" ecn "$h")
+	[ "$v" = ok ] || bad="$bad host $h: $v;"
+done
+check_eq "... and right on every other host's rank" "" "$bad"
 
 # The test bed shapes a link from the outside: a 2 Mbit/s tbf on the last
 # host's tap holds each 60000-byte ICMP echo to it 240 ms on the way in

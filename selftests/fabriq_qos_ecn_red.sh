@@ -47,15 +47,13 @@ check_match "priority 5's band has RED with ECN at its thresholds" \
 check_eq "fabriq reads the thresholds back from the qdiscs" \
 	"min 20K max 60K prob 100|min 10K max 30K prob 50|off" \
 	"$(fq -j qos show dev rxe81 | jq -r '.[0].hardware | [."ecn prio 0", ."ecn prio 5", ."ecn prio 3"] | join("|")')"
-# ecn_marked_tx: fabriq_stats port counter of DEV (JSON; null when absent)
-marked_tx() { fq -j stats show dev "$1" port 1 | jq -r '.ports[0].counters.ecn_marked_tx'; }
-wait_for 5 sh -c "[ \"\$($FQ_CLI -j stats show dev rxe81 port 1 | jq -r '.ports[0].counters.ecn_marked_tx')\" = 0 ]"
-check_eq "telemetry: with RED and no traffic, ecn_marked_tx is 0, not absent" 0 "$(marked_tx rxe81)"
+wait_for 5 fq_marked_tx_is rxe81 0
+check_eq "telemetry: with RED and no traffic, ecn_marked_tx is 0, not absent" 0 "$(fq_marked_tx rxe81)"
 fq qos set dev rxe81 ecn prio 0 off ecn prio 5 off
 check_match "ECN off everywhere restores the default queueing" "^qdisc noqueue 0: root" \
 	"$(tc qdisc show dev fqv81a)"
-wait_for 5 sh -c "[ \"\$($FQ_CLI -j stats show dev rxe81 port 1 | jq -r '.ports[0].counters.ecn_marked_tx')\" = null ]"
-check_eq "... and without RED, ecn_marked_tx is absent again" null "$(marked_tx rxe81)"
+wait_for 5 fq_marked_tx_is rxe81 null
+check_eq "... and without RED, ecn_marked_tx is absent again" null "$(fq_marked_tx rxe81)"
 
 # ---- a NIC at 512 kbit/s without a backend: marking on the wire ----
 fq_sim_new "90 1 eth-plain"
@@ -85,15 +83,7 @@ check_true "packets left CE-marked once the queue built" [ "$ce" -gt 0 ]
 first=$(tcpdump -nn -v -r "$tmp/cap.pcap" 2>/dev/null | grep "tos 0x" | grep -m1 -n "CE" | cut -d: -f1)
 check_true "the first packets, before the queue passed min, were not marked" [ "${first:-0}" -gt 1 ]
 check_match "RED counted its marks" "marked [1-9]" "$(tc -s qdisc show dev $ND parent fab1:1)"
-red=$(tc -s qdisc show dev $ND parent fab1:1 | grep -o 'marked [0-9]*' | cut -d' ' -f2)
-# the sampler reads RED every 100 ms
-wait_for 5 sh -c "[ \"\$($FQ_CLI -j stats show dev fqsim90 port 1 | jq -r '.ports[0].counters.ecn_marked_tx')\" = '$red' ]"
-check_eq "telemetry: ecn_marked_tx is RED's count of marks" "$red" "$(marked_tx fqsim90)"
-check_match "... in debugfs too" "ecn_marked_tx +$red( |\$)" \
-	"$(tr '\n' ' ' < "$FQ_DBG/devices/fqsim90/port1/telemetry/counters")"
-check_match "... and in the Prometheus output" \
-	"^fabriq_port_ecn_marked_tx_total\\{device=\"fqsim90\",port=\"1\"\\} $red\$" \
-	"$(fq stats show --prometheus)"
+fq_check_marks_reported fqsim90 $ND
 
 fq qos set dev fqsim90 ecn prio 0 off
 check_eq "ECN off gives the port its default root qdisc back" "" \

@@ -32,6 +32,9 @@ ktap_diag() { echo "# $*"; }
 ktap_finish() {
 	echo "# totals: pass:$ktap_pass fail:$ktap_failed skip:$ktap_skipped"
 	[ "$ktap_failed" -eq 0 ] || exit 1
+	# a plan that does not match what ran is the test's own bug
+	[ "$ktap_n" -eq "$ktap_planned" ] ||
+		{ ktap_diag "FAIL: the plan is $ktap_planned assertions, $ktap_n ran"; exit 1; }
 	[ "$ktap_pass" -eq 0 ] && [ "$ktap_skipped" -gt 0 ] && exit 4
 	exit 0
 }
@@ -339,6 +342,35 @@ fq_ranks_down() {
 	done
 	ip link del fqbr 2>/dev/null
 	true
+}
+
+# ---- ECN marks: RED's (fabriq's RED child of priority 0, fab1:1) and fabriq's ----
+
+# fq_red_marked NETDEV: the CE marks RED made on NETDEV's priority 0
+fq_red_marked() {
+	tc -s qdisc show dev "$1" parent fab1:1 | grep -o 'marked [0-9]*' | cut -d' ' -f2
+}
+
+# fq_marked_tx DEV: the ecn_marked_tx counter of DEV's port 1 (fabriq
+# stats, JSON: null where the port has no RED); fq_marked_tx_is DEV N
+fq_marked_tx() { fq -j stats show dev "$1" port 1 | jq -r '.ports[0].counters.ecn_marked_tx'; }
+fq_marked_tx_is() { [ "$(fq_marked_tx "$1")" = "$2" ]; }
+
+# fq_check_marks_reported DEV NETDEV: three checks that fabriq reports the
+# marks RED made on NETDEV (priority 0) as DEV's port 1 ecn_marked_tx, in
+# fabriq stats (netlink), debugfs and the Prometheus output
+fq_check_marks_reported() {
+	local red
+	red=$(fq_red_marked "$2")
+	# the sampler reads RED every 100 ms
+	wait_for 5 fq_marked_tx_is "$1" "$red"
+	check_eq "telemetry: $1's ecn_marked_tx is RED's count of marks on $2" "$red" \
+		"$(fq_marked_tx "$1")"
+	check_match "... in debugfs too" "ecn_marked_tx +$red( |\$)" \
+		"$(tr '\n' ' ' < "$FQ_DBG/devices/$1/port1/telemetry/counters")"
+	check_match "... and in the Prometheus output" \
+		"^fabriq_port_ecn_marked_tx_total\\{device=\"$1\",port=\"1\"\\} $red\$" \
+		"$(fq stats show --prometheus)"
 }
 
 # RoCEv2 captures.  The BTH follows the UDP header; destination QP 1 is
