@@ -7,12 +7,20 @@
  * what the listener answered:
  *
  *   refused: key        refused with fabriq's reason "the key is not proven"
+ *   refused: version N  refused for speaking another version (N: the
+ *                       listener's)
  *   refused             refused without a reason
  *   established         accepted (the attack worked)
  *   unreachable         no answer
  *
+ * Or it plays the listening rank of a fabriq of another version: it takes
+ * one connect request on ADDR:PORT and refuses it for its version, saying
+ * it speaks VERSION; it prints "refused version V rank R" (the request's).
+ *
  * Usage: fabriq_cm_forge SRC DST PORT ID RANK NRANKS [version N | short]
- * Exit: 0 when it got an answer, 2 on a usage or set-up error.
+ *        fabriq_cm_forge listen ADDR PORT VERSION
+ * Exit: 0 when it got an answer (refused a request), 1 when none came
+ * (listen), 2 on a usage or set-up error.
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -88,20 +96,76 @@ static void forge_mac(unsigned char *mac)
 /* What the listener's answer was. */
 static const char *answer(struct rdma_cm_event *ev)
 {
+	static char said[32];
 	const struct fabriq_cm_rej *rej = ev->param.conn.private_data;
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
 		return "established";
 	case RDMA_CM_EVENT_REJECTED:
-		if (rej && ev->param.conn.private_data_len >= sizeof(*rej) &&
-		    ntohl(rej->magic) == FABRIQ_CM_REJ_MAGIC &&
-		    ntohl(rej->reason) == FABRIQ_CM_REJ_KEY)
+		/* a refusal before version 4 has no version */
+		if (!rej || ev->param.conn.private_data_len < 8 ||
+		    ntohl(rej->magic) != FABRIQ_CM_REJ_MAGIC)
+			return "refused";
+		if (ntohl(rej->reason) == FABRIQ_CM_REJ_KEY)
 			return "refused: key";
+		if (ntohl(rej->reason) == FABRIQ_CM_REJ_VERSION &&
+		    ev->param.conn.private_data_len >= sizeof(*rej)) {
+			snprintf(said, sizeof(said), "refused: version %u", ntohl(rej->version));
+			return said;
+		}
 		return "refused";
 	default:
 		return "unreachable";
 	}
+}
+
+/* listen ADDR PORT VERSION: refuse one request as a fabriq of VERSION would */
+static int listen_refuse(char **argv)
+{
+	struct fabriq_cm_rej rej = {
+		.magic = htonl(FABRIQ_CM_REJ_MAGIC),
+		.reason = htonl(FABRIQ_CM_REJ_VERSION),
+		.version = htonl(strtoul(argv[4], NULL, 0)),
+	};
+	const struct fabriq_cm_req *req;
+	struct sockaddr_storage addr;
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *id, *conn = NULL;
+	struct rdma_cm_event *ev;
+	int rc = 0;
+
+	if (parse_addr(argv[2], &addr, atoi(argv[3])))
+		return fprintf(stderr, "fabriq_cm_forge: bad address\n"), 2;
+	ch = rdma_create_event_channel();
+	if (!ch || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(id, (struct sockaddr *)&addr) || rdma_listen(id, 4))
+		return perror("fabriq_cm_forge: listen"), 2;
+	ev = next_event(ch);
+	if (!ev || ev->event != RDMA_CM_EVENT_CONNECT_REQUEST) {
+		printf("no request\n");
+		rc = 1;
+	} else {
+		req = ev->param.conn.private_data;
+		conn = ev->id;
+		if (rdma_reject(conn, &rej, sizeof(rej))) {
+			perror("fabriq_cm_forge: rdma_reject");
+			rc = 2;
+		} else if (req && ev->param.conn.private_data_len >= sizeof(*req)) {
+			printf("refused version %u rank %u\n", ntohl(req->version),
+			       ntohl(req->rank));
+		} else {
+			printf("refused a request of %u bytes\n", ev->param.conn.private_data_len);
+		}
+	}
+	/* acked before the ids go: destroying an id waits for its events */
+	if (ev)
+		rdma_ack_cm_event(ev);
+	if (conn)
+		rdma_destroy_id(conn);
+	rdma_destroy_id(id);
+	rdma_destroy_event_channel(ch);
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -117,9 +181,11 @@ int main(int argc, char **argv)
 	size_t len = sizeof(req);
 	struct ibv_cq *cq;
 
+	if (argc == 5 && !strcmp(argv[1], "listen"))
+		return listen_refuse(argv);
 	if (argc != 7 && argc != 8 && argc != 9) {
-		fprintf(stderr, "usage: %s SRC DST PORT ID RANK NRANKS [version N | short]\n",
-			argv[0]);
+		fprintf(stderr, "usage: %s SRC DST PORT ID RANK NRANKS [version N | short]\n"
+			"       %s listen ADDR PORT VERSION\n", argv[0], argv[0]);
 		return 2;
 	}
 	if (argc >= 8 && !strcmp(argv[7], "short"))

@@ -403,18 +403,22 @@ fq_pcap_cm_tos() {
 	tcpdump -nn -v -x -r "$1" \
 		"$(fq_cm_attr 0x10) or $(fq_cm_attr 0x13) or $(fq_cm_attr 0x14) or $(fq_cm_attr 0x15)" \
 		2>/dev/null | awk -v first="$2" '
-		function flush(attr, local, remote, key) {
+		# at(B, N): N bytes at byte B of the IP packet, in hex
+		function at(b, n) { return substr(hex, 2 * b + 1, 2 * n) }
+		function flush(attr, local, remote, key, payload) {
 			if (tos == "")
 				return
-			# IPv4 header 20 bytes, UDP header 8: the source address
-			# at byte 12, the attribute at 64, the local comm ID at
-			# 72 and the remote one at 76
-			attr = substr(hex, 129, 4)
-			local = substr(hex, 145, 8)
-			remote = substr(hex, 153, 8)
+			# the UDP payload follows the IPv4 header (IHL words: 20
+			# bytes without options) and the UDP header; in it the
+			# attribute of the MAD at byte 36, the local comm ID at 44 and
+			# the remote one at 48; the source address at byte 12
+			payload = 4 * (index("0123456789abcdef", substr(hex, 2, 1)) - 1) + 8
+			attr = at(payload + 36, 2)
+			local = at(payload + 44, 4)
+			remote = at(payload + 48, 4)
 			if (attr == "0010")
 				req[local] = 1
-			key = substr(hex, 25, 8) "/" attr "/" local
+			key = at(12, 4) "/" attr "/" local
 			if ((local in req || remote in req) && (first == 1) == !(key in seen))
 				n[tos]++
 			seen[key] = 1

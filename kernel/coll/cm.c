@@ -852,9 +852,10 @@ static struct fq_auth_hs fq_conn_handshake(const struct fq_conn *conn, bool we_c
 /*
  * The slot a connect request asks for, if it names this communicator,
  * comes from the rank's address and proves the key; @hs is its handshake.
- * A request that named the communicator and failed only the key is
- * refused with FABRIQ_CM_REJ_KEY in @rej_reason, so a rank given the wrong
- * key learns why.
+ * A request that named the communicator from the rank's address and
+ * failed only the key, or spoke another version of the handshake, is
+ * refused with a reason in @rej_reason (FABRIQ_CM_REJ_KEY or _VERSION), so
+ * a rank given the wrong key, or running another fabriq, learns why.
  */
 static struct fq_conn *fq_cm_match(struct fq_comm *comm, struct rdma_cm_id *id,
 				   const struct rdma_cm_event *ev, struct fq_auth_hs *hs,
@@ -869,9 +870,15 @@ static struct fq_conn *fq_cm_match(struct fq_comm *comm, struct rdma_cm_id *id,
 		return NULL;
 	rank = be32_to_cpu(req->rank);
 	chan = be32_to_cpu(req->chan);
-	if (be64_to_cpu(req->comm_id) != comm->id ||
-	    be32_to_cpu(req->version) != FABRIQ_CM_VERSION ||
-	    be32_to_cpu(req->nranks) != comm->nranks || rank >= comm->nranks ||
+	if (be64_to_cpu(req->comm_id) != comm->id)
+		return NULL;
+	/* the rest of another version's request may be laid out otherwise */
+	if (be32_to_cpu(req->version) != FABRIQ_CM_VERSION) {
+		if (rank < comm->nranks && rank > comm->rank && fq_auth_peer_ok(comm, rank, id))
+			*rej_reason = FABRIQ_CM_REJ_VERSION;
+		return NULL;
+	}
+	if (be32_to_cpu(req->nranks) != comm->nranks || rank >= comm->nranks ||
 	    rank <= comm->rank || (chan >= comm->nch && chan != FABRIQ_CM_CHAN_CONTROL))
 		return NULL;
 	if (!fq_auth_peer_ok(comm, rank, id))
@@ -935,6 +942,7 @@ out:
 	if (err && rej_reason) {
 		rej.magic = cpu_to_be32(FABRIQ_CM_REJ_MAGIC);
 		rej.reason = cpu_to_be32(rej_reason);
+		rej.version = cpu_to_be32(FABRIQ_CM_VERSION);
 		rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
 	} else if (err) {
 		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
@@ -1020,17 +1028,36 @@ static bool fq_cm_rep_ok(struct fq_conn *conn, struct rdma_cm_id *id,
 	       fq_auth_ok(conn->comm, &hs, rep->mac);
 }
 
-/* A refusal: -EKEYREJECTED when the listener said our key is not its. */
-static int fq_cm_rej_status(const struct rdma_cm_event *ev)
+/*
+ * A refusal: -EKEYREJECTED when the listener said our key is not its,
+ * -EPROTONOSUPPORT when it speaks another version of the handshake (said
+ * in the kernel log, with both versions); else -ECONNREFUSED, which is
+ * tried again (the listener may not be up yet).
+ */
+static int fq_cm_rej_status(struct fq_conn *conn, const struct rdma_cm_event *ev)
 {
 	const struct fabriq_cm_rej *rej = ev->param.conn.private_data;
+	u8 len = ev->param.conn.private_data_len;
+	struct fq_comm *comm = conn->comm;
+	u32 peer = conn->peer->rank;
 
-	if (ev->status == IB_CM_REJ_CONSUMER_DEFINED && rej &&
-	    ev->param.conn.private_data_len >= sizeof(*rej) &&
-	    be32_to_cpu(rej->magic) == FABRIQ_CM_REJ_MAGIC &&
-	    be32_to_cpu(rej->reason) == FABRIQ_CM_REJ_KEY)
+	if (ev->status != IB_CM_REJ_CONSUMER_DEFINED || !rej ||
+	    len < offsetofend(struct fabriq_cm_rej, reason) ||
+	    be32_to_cpu(rej->magic) != FABRIQ_CM_REJ_MAGIC)
+		return -ECONNREFUSED;
+	switch (be32_to_cpu(rej->reason)) {
+	case FABRIQ_CM_REJ_KEY:
 		return -EKEYREJECTED;
-	return -ECONNREFUSED;
+	case FABRIQ_CM_REJ_VERSION:
+		if (len < sizeof(*rej))
+			return -ECONNREFUSED;
+		pr_notice_ratelimited("communicator %llx rank %u: rank %u (%pISc) speaks connect handshake version %u, this rank version %u\n",
+				      comm->id, comm->rank, peer, &comm->addrs[peer],
+				      be32_to_cpu(rej->version), FABRIQ_CM_VERSION);
+		return -EPROTONOSUPPORT;
+	default:
+		return -ECONNREFUSED;
+	}
 }
 
 static int fq_cm_active_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
@@ -1053,7 +1080,7 @@ static int fq_cm_active_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		}
 		break;
 	case RDMA_CM_EVENT_REJECTED:
-		status = fq_cm_rej_status(ev);
+		status = fq_cm_rej_status(conn, ev);
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
 	case RDMA_CM_EVENT_ROUTE_ERROR:

@@ -44,7 +44,9 @@ void fabriq_comm_opts_default(struct fabriq_comm_opts *o);
  * hands it to the ranks as it hands them the id, for example as
  * FABRIQ_KEY, FABRIQ_KEY_MIN..FABRIQ_KEY_MAX bytes in hex.  Without one,
  * fabriq_comm_init() fails with -ENOKEY; with a key the peers do not
- * share, with -EKEYREJECTED.
+ * share, with -EKEYREJECTED; connecting to a peer whose fabriq (wire
+ * version 4 or later) speaks another version of the connect handshake,
+ * with -EPROTONOSUPPORT.
  */
 int fabriq_key_generate(uint8_t *key, size_t len);
 int fabriq_key_parse(const char *hex, uint8_t *key, size_t max);	/* bytes or -EINVAL */

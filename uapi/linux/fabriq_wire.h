@@ -13,7 +13,15 @@
 
 #include <linux/types.h>
 
-#define FABRIQ_CM_VERSION	3	/* 3: a control connection per pair */
+/*
+ * 3: a control connection per pair; 4: struct fabriq_status of 64 bytes
+ * (slow_rank, slow_ratio, slow_links).  Since version 2 the request
+ * starts with version and rank and has comm_id at byte 16, so a listener
+ * (of version 4 or later) refuses a request of another version for its
+ * communicator with a reason (FABRIQ_CM_REJ_VERSION) instead of in
+ * silence.
+ */
+#define FABRIQ_CM_VERSION	4
 #define FABRIQ_CM_MAC_LEN	24	/* HMAC-SHA256 over the handshake, truncated */
 
 /* the connect request: who the connecting rank says it is, and the proof */
@@ -92,10 +100,16 @@ struct fabriq_status {
  */
 #define FABRIQ_CM_REJ_MAGIC	0x4651524a	/* "FQRJ" */
 #define FABRIQ_CM_REJ_KEY	1		/* the MAC did not prove the key */
+#define FABRIQ_CM_REJ_VERSION	2		/* another version: @version is
+						 * the listener's
+						 */
 
 struct fabriq_cm_rej {
 	__be32 magic;
 	__be32 reason;
+	__be32 version;			/* the listener's FABRIQ_CM_VERSION
+					 * (from version 4 on)
+					 */
 };
 
 #endif /* _UAPI_LINUX_FABRIQ_WIRE_H */
