@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 18
+ktap_plan 19
 fq_require rping ib_send_bw jq timeout od
 mark=$(fq_console_mark)
 fq_load_fabriq || ktap_bail "cannot load fabriq"
@@ -58,6 +58,8 @@ check_eq "a handshake too short to be one is refused" "refused" \
 # the address is checked before the MAC: a stranger learns nothing of the key
 check_eq "a rank 1 from another address is refused without a reason" "refused" \
 	"$(forge "$A" "$A" $port $id 1 2)"
+check_eq "... also when its version differs: it learns no version either" "refused" \
+	"$(forge "$A" "$A" $port $id 1 2 version 1)"
 check_eq "a rank out of range is refused" "refused" "$(forge "$B" "$A" $port $id 5 2)"
 other=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
 imp=$(FABRIQ_KEY=$other timeout 20 "$FQ_CLI" bench "${job[@]}" --rank 1 2>&1)

@@ -9,7 +9,9 @@
  * a buffer reused with new contents, freed and mapped again at the same
  * address, a fork in between, transparent and hugetlb huge pages, an
  * unaligned start and end, in place, explicitly registered (and that
- * registration made stale), and a cache full of registrations.  The
+ * registration made stale, a read-only one too, which a call may not
+ * then write into),
+ * and a cache full of registrations.  The
  * cache's own counters (debugfs comms/<id>-r<rank>/regcache) show which
  * calls pinned and which were served, and which entries the engine has
  * mapped for the device (once, at their first zero-copy send; a wrong
@@ -32,7 +34,7 @@
 
 #define NR		2
 #define MAXCHK		40
-#define NCHECKS		31	/* what each rank reports */
+#define NCHECKS		33	/* what each rank reports */
 #define COMM_ID		0x7e9c
 #define MIB		(1024 * 1024)
 #define HUGE_SZ		(2 * MIB)
@@ -246,6 +248,56 @@ static void set_max_regs(const char *value)
 	fabriq_barrier(comm, NULL);
 }
 
+/*
+ * A buffer registered read-only (for sending: the process may not write
+ * it), whose memory is then replaced by a file's pages, mapped private
+ * and still read-only.  A call that would write its result there must
+ * fail as it would on any memory the process may not write (EFAULT),
+ * though the registration's handle lives on; pinned for reading as the
+ * old registration was, the kernel would write into read-only memory,
+ * and maybe into the file's own page cache.
+ */
+static void file_under_registration(uint32_t *in, size_t n)
+{
+	const char *desc = "... and a call that would write its result there: EFAULT, the file untouched";
+	size_t len = n * 4, i, changed = 0;
+	unsigned char *back = malloc(len);
+	int fd = memfd_create("fq-private", 0), err = 0;
+	uint32_t h;
+	void *ro;
+
+	ro = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!back || fd < 0 || ro == MAP_FAILED)
+		err = -errno;
+	if (!err) {
+		memset(back, 0x5a, len);
+		err = pwrite(fd, back, len, 0) == (ssize_t)len ? 0 : -EIO;
+	}
+	err = err ?: fabriq_comm_register(comm, ro, len, &h);
+	if (!err && mmap(ro, len, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) != ro)
+		err = -errno;
+	verdict(!err, "a buffer registered read-only is mapped again: a file's pages, private, read-only",
+		"%s", strerror(-err));
+	if (!err) {
+		long r = allreduce(in, ro, n, 54);
+
+		if (pread(fd, back, len, 0) != (ssize_t)len)
+			changed = len;
+		for (i = 0; i < len && !changed; i++)
+			changed += back[i] != 0x5a;
+		verdict(r == -EFAULT && !changed, desc,
+			"result %ld (-14: EFAULT); %zu bytes of the file changed", r, changed);
+		fabriq_comm_deregister(comm, h);
+	} else {
+		verdict(0, desc, "not run");
+	}
+	if (ro != MAP_FAILED)
+		munmap(ro, len);
+	if (fd >= 0)
+		close(fd);
+	free(back);
+}
+
 static void registrations(uint32_t *in, uint32_t *out, size_t n)
 {
 	size_t len = n * 4;
@@ -286,6 +338,8 @@ static void registrations(uint32_t *in, uint32_t *out, size_t n)
 		strerror(-err));
 	if (ro != MAP_FAILED)
 		munmap(ro, len);
+
+	file_under_registration(in, n);
 
 	/* a cache of max_regs_per_comm (2 here) registrations has no room for a third */
 	set_max_regs("2");

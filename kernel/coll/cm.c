@@ -684,8 +684,8 @@ static void fq_free_slots(struct fq_conn *conn, void **buf, u64 *dma, u32 n,
 
 	for (i = 0; i < n; i++) {
 		if (dma[i])
-			ib_dma_unmap_single(conn->comm->ibdev, dma[i], fq_conn_slot_bytes(conn),
-					    dir);
+			ib_dma_unmap_single(conn->comm->ibdev, dma[i],
+					    fq_conn_dir_slot_bytes(conn, dir), dir);
 		if (buf[i])
 			atomic_dec(&fq_objects.bufs);
 		kfree(buf[i]);
@@ -704,11 +704,11 @@ static int fq_map_slot(struct fq_conn *conn, void **buf, u64 *dma, enum dma_data
 {
 	struct fq_comm *comm = conn->comm;
 
-	*buf = kzalloc(fq_conn_slot_bytes(conn), GFP_KERNEL_ACCOUNT);
+	*buf = kzalloc(fq_conn_dir_slot_bytes(conn, dir), GFP_KERNEL_ACCOUNT);
 	if (!*buf)
 		return -ENOMEM;
 	atomic_inc(&fq_objects.bufs);
-	*dma = ib_dma_map_single(comm->ibdev, *buf, fq_conn_slot_bytes(conn), dir);
+	*dma = ib_dma_map_single(comm->ibdev, *buf, fq_conn_dir_slot_bytes(conn, dir), dir);
 	if (ib_dma_mapping_error(comm->ibdev, *dma)) {
 		*dma = 0;
 		return -ENOMEM;
@@ -735,7 +735,7 @@ static int fq_conn_setup_qp(struct fq_conn *conn)
 			.max_send_wr = conn->control ? 2 : FQ_SEND_WRS + 1,
 			.max_recv_wr = nrx + 1,
 			.max_send_sge = comm->zero_copy && !conn->control ?
-					comm->chunk / PAGE_SIZE + 1 : 1,
+					fq_chunk_max_pages(comm->chunk) : 1,
 			.max_recv_sge = 1,
 		},
 	};
@@ -791,6 +791,14 @@ static void fq_conn_release(struct fq_conn *conn)
 		WRITE_ONCE(conn->setup_failed, false);
 		return;
 	}
+	if (conn->control) {
+		/* a heartbeat being written to it finishes, and none follows (ctrl.c) */
+		mutex_lock(&comm->hb_lock);
+		spin_lock_bh(&comm->lock);
+		conn->hb_stopped = true;
+		spin_unlock_bh(&comm->lock);
+		mutex_unlock(&comm->hb_lock);
+	}
 	if (conn->established)
 		rdma_disconnect(conn->id);
 	if (conn->has_qp) {
@@ -804,14 +812,11 @@ static void fq_conn_release(struct fq_conn *conn)
 	rdma_destroy_id(conn->id);
 	atomic_dec(&fq_objects.cm_ids);
 	fq_conn_free_bufs(conn);
-	mutex_lock(&comm->setup_lock);
-	conn->id = NULL;
-	conn->established = false;
-	conn->qos = (struct fabriq_qos_path){ };
-	mutex_unlock(&comm->setup_lock);
+	/* reset before the slot is free: a new connection may take it at once */
 	spin_lock_bh(&comm->lock);
 	conn->setup_failed = false;
 	conn->hb_busy = false;
+	conn->hb_stopped = false;
 	conn->credits = 0;
 	conn->ret_credits = 0;
 	conn->tx_head = 0;
@@ -821,6 +826,11 @@ static void fq_conn_release(struct fq_conn *conn)
 	conn->rx_head = 0;
 	conn->rx_tail = 0;
 	spin_unlock_bh(&comm->lock);
+	mutex_lock(&comm->setup_lock);
+	conn->id = NULL;
+	conn->established = false;
+	conn->qos = (struct fabriq_qos_path){ };
+	mutex_unlock(&comm->setup_lock);
 }
 
 static void fq_conn_param(struct rdma_conn_param *param, const void *priv, u8 len)
@@ -1291,8 +1301,8 @@ static int fq_cm_alloc_hw(struct fq_comm *comm)
 
 	/* zero-copy when a chunk's pages fit the device's SGEs (measured faster) */
 	comm->zero_copy = !comm->bounce &&
-		comm->chunk / PAGE_SIZE + 1 <= min_t(u32, comm->ibdev->attrs.max_send_sge,
-						     FQ_MAX_SGE);
+		fq_chunk_max_pages(comm->chunk) <= min_t(u32, comm->ibdev->attrs.max_send_sge,
+							 FQ_MAX_SGE);
 	comm->pd = ib_alloc_pd(comm->ibdev, 0);
 	if (IS_ERR(comm->pd)) {
 		int err = PTR_ERR(comm->pd);

@@ -195,6 +195,7 @@ static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 	fq_regcache_init(&comm->regs);
 	mutex_init(&comm->setup_lock);
 	init_rwsem(&comm->hw_rwsem);
+	mutex_init(&comm->hb_lock);
 	spin_lock_init(&comm->lock);
 	spin_lock_init(&comm->stats_lock);
 	init_waitqueue_head(&comm->wq);

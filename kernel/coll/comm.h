@@ -8,9 +8,10 @@
  * file's lock, fq_comm.run_lock, telemetry's fq_tm_stats_ext_lock (around
  * the STATS_GET part, comm_stats_netlink.c), fq_comms_lock,
  * fq_comm.hw_rwsem, rdma_cm's handler_mutex, fq_comm.setup_lock, then the
- * leaves fq_comm.lock, stats_lock, op_lock and done_lock.  rdma_cm handlers take only
- * setup_lock and lock, so teardown may wait for them while holding
- * hw_rwsem; teardown takes setup_lock alone first to stop them.
+ * leaves fq_comm.hb_lock, lock, stats_lock, op_lock and done_lock.
+ * rdma_cm handlers take only setup_lock and lock, so teardown may wait
+ * for them while holding hw_rwsem; teardown takes setup_lock alone first
+ * to stop them.
  */
 #ifndef _FABRIQ_COMM_H
 #define _FABRIQ_COMM_H
@@ -36,6 +37,13 @@
 #include "telemetry/telemetry.h"
 
 #define FQ_MAX_SGE		32	/* zero-copy: pages one message may span */
+
+/* The most pages a message of up to @chunk bytes spans, wherever it starts. */
+static inline u32 fq_chunk_max_pages(u32 chunk)
+{
+	return DIV_ROUND_UP(chunk - 1, PAGE_SIZE) + 1;
+}
+
 /*
  * Smaller messages are copied through a slot even in zero-copy mode: the
  * copy costs less than waiting for the send's acknowledgment, which a
@@ -152,6 +160,8 @@ struct fq_qp_stats {
  *	heartbeats: FQ_CTRL_SLOTS receive slots and one send slot of
  *	FQ_CTRL_SLOT_BYTES; else a data channel
  * @hb_busy: (control) a heartbeat is in flight (under fq_comm.lock)
+ * @hb_stopped: (control) fq_conn_release() runs: no heartbeat may start
+ *	(under fq_comm.hb_lock and fq_comm.lock)
  * @id: the rdma_cm id; NULL before connecting and after teardown
  * @has_qp: @id has a QP
  * @established: the connection is up
@@ -189,6 +199,7 @@ struct fq_conn {
 	u32 chan;
 	bool control;
 	bool hb_busy;
+	bool hb_stopped;
 	struct rdma_cm_id *id;
 	bool has_qp;
 	bool established;
@@ -761,6 +772,9 @@ struct fq_small {
  * @hw_rwsem: read by whoever uses the verbs resources (engine, COMM_INIT),
  *            written by teardown
  * @hw_gone: the verbs resources are released (under @hw_rwsem)
+ * @hb_lock: held by the heartbeat worker from its check of a control
+ *	connection until its send is posted, and by fq_conn_release() to
+ *	stop it, which may run beside it under a read @hw_rwsem (COMM_INIT)
  * @ibdev: the device the listener bound to
  * @pd: protection domain; @cq: one CQ for every QP
  * @listen_id: the listener
@@ -835,6 +849,7 @@ struct fq_comm {
 	enum fq_comm_state state;
 	struct mutex setup_lock;	/* see above */
 	struct rw_semaphore hw_rwsem;	/* see above */
+	struct mutex hb_lock;		/* see above */
 	bool hw_gone;
 	struct ib_device *ibdev;
 	struct ib_pd *pd;
@@ -899,6 +914,22 @@ static inline struct fq_conn *fq_peer_conn(const struct fq_comm *comm, const str
 static inline u32 fq_conn_slot_bytes(const struct fq_conn *conn)
 {
 	return conn->control ? FQ_CTRL_SLOT_BYTES : conn->comm->chunk;
+}
+
+/*
+ * A send slot holds a message copied for sending: with zero-copy, only
+ * those too small to be sent from the caller's pages.
+ */
+static inline u32 fq_conn_tx_slot_bytes(const struct fq_conn *conn)
+{
+	u32 bytes = fq_conn_slot_bytes(conn);
+
+	return conn->comm->zero_copy ? min_t(u32, bytes, FQ_ZC_MIN_BYTES) : bytes;
+}
+
+static inline u32 fq_conn_dir_slot_bytes(const struct fq_conn *conn, enum dma_data_direction dir)
+{
+	return dir == DMA_TO_DEVICE ? fq_conn_tx_slot_bytes(conn) : fq_conn_slot_bytes(conn);
 }
 
 /* objects fabriq holds, for leak checks (debugfs "objects") */

@@ -320,10 +320,13 @@ static int fq_ctrl_send(struct fq_comm *comm, struct fq_peer *peer, const struct
 	u64 beat;
 	int err;
 
+	/* held until posted: fq_conn_release() frees the QP and tx_buf */
+	mutex_lock(&comm->hb_lock);
 	spin_lock_bh(&comm->lock);
-	if (conn->hb_busy || !conn->established || !conn->has_qp || conn->peer_closed ||
-	    peer->dead) {
+	if (conn->hb_busy || conn->hb_stopped || !conn->established || !conn->has_qp ||
+	    conn->peer_closed || peer->dead) {
 		spin_unlock_bh(&comm->lock);
+		mutex_unlock(&comm->hb_lock);
 		return 0;
 	}
 	conn->hb_busy = true;
@@ -352,6 +355,7 @@ static int fq_ctrl_send(struct fq_comm *comm, struct fq_peer *peer, const struct
 		conn->hb_busy = false;
 		spin_unlock_bh(&comm->lock);
 	}
+	mutex_unlock(&comm->hb_lock);
 	return err;
 }
 

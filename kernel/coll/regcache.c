@@ -335,7 +335,8 @@ int fq_reg_buf(struct fq_regcache *rc, struct fq_pin *p, u64 uaddr, u64 len, boo
 			handle = stale->handle;
 			start = stale->start;
 			end = stale->end;
-			write = stale->write;
+			/* (pinned for writing if either call writes) */
+			write |= stale->write;
 			fq_reg_drop(rc, stale, &dead);
 		}
 	}
