@@ -247,12 +247,13 @@ fq_fabric_addr() {
 	echo "198.18.100.$(($1 + 1))"
 }
 
-# fq_fabric_peers: every host's address, host 0 first, comma-separated
-# (fabriq bench --peers: host i is rank i)
+# fq_fabric_peers [ADDR]: every host's address, host 0 first,
+# comma-separated (fabriq bench --peers: host i is rank i); ADDR I prints
+# host I's (default fq_fabric_addr, eth0's)
 fq_fabric_peers() {
-	local i list=
+	local i list= addr=${1:-fq_fabric_addr}
 	for ((i = 0; i < FABRIQ_HOSTS; i++)); do
-		list=$list${list:+,}$(fq_fabric_addr "$i")
+		list=$list${list:+,}$("$addr" "$i")
 	done
 	echo "$list"
 }
