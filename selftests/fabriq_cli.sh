@@ -28,7 +28,7 @@ run fq ping help
 check_match "ping help prints its grammar" "fabriq ping ADDR \[from ADDR\] \[count N\]" "$out"
 run fq qos sho
 check_match "unknown qos command is named with the valid ones" \
-	"unknown command 'sho' \(valid: show, set, apply, export, help\)" "$out"
+	"unknown command 'sho' \(valid: show, set, apply, save, export, help\)" "$out"
 run fq frobnicate
 check_eq "unknown object: exit 1" 1 "$rc"
 check_match "unknown object is named" "unknown object 'frobnicate'" "$out"

@@ -4,18 +4,24 @@
  *
  *   fabriq qos show [dev DEV [port N]]
  *   fabriq qos set dev DEV [port N] SETTING...
- *   fabriq qos apply -f FILE
+ *   fabriq qos apply -f FILE [dev DEV | present]
+ *   fabriq qos save [-f FILE]
  *   fabriq qos export opensm dev DEV [port N]
  *
  * show prints intent and read-back side by side in aligned columns; the
- * FIELD and INTENT cells of each row are valid `qos set` input.  apply checks every line with the kernel
- * (validate-only) before it changes anything.  qos_event_print() is how
+ * FIELD and INTENT cells of each row are valid `qos set` input.  apply
+ * checks every line with the kernel (validate-only) before it changes
+ * anything.  save writes every port's intent as an apply file, which
+ * fabriq-qos.service applies again at boot.  qos_event_print() is how
  * `fabriq monitor` shows drift and coherence events.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <netlink/genl/genl.h>
 
 #include "fabriq.h"
@@ -23,13 +29,16 @@
 
 #define QOS_MAX_PORTS	256
 #define QOS_VAL_LEN	512
+#define QOS_SAVE_DIR	"/etc/fabriq"
+#define QOS_SAVE_FILE	QOS_SAVE_DIR "/qos.conf"	/* fabriq-qos.service applies it */
 
 void qos_usage(void)
 {
 	fprintf(stdout,
 		"Usage: fabriq qos show [dev DEV [port N]]\n"
 		"       fabriq qos set dev DEV [port N] SETTING...\n"
-		"       fabriq qos apply -f FILE\n"
+		"       fabriq qos apply -f FILE [dev DEV | present]\n"
+		"       fabriq qos save [-f FILE]\n"
 		"       fabriq qos export opensm dev DEV [port N]\n"
 		"       fabriq qos help\n"
 		"where  SETTING := InfiniBand ports:\n"
@@ -44,7 +53,11 @@ void qos_usage(void)
 		"                    tc 0-255\n"
 		"       SL 0-15, VL 0-14 (below oper-vls), WEIGHT 0-255, PRIO and TC 0-7,\n"
 		"       DSCP 0-63, SIZE bytes with K or M (1024), port defaults to 1.\n"
-		"       FILE holds one 'dev DEV [port N] SETTING...' per line; # starts a comment.\n"
+		"       FILE holds one 'dev DEV [port N] SETTING...' per line; # starts a comment;\n"
+		"       - is standard input or output.  apply with 'dev DEV' applies DEV's lines only,\n"
+		"       with 'present' the lines of the devices that are here (the others: a note).\n"
+		"       save writes every port's intent as such a file (default " QOS_SAVE_FILE "),\n"
+		"       which fabriq-qos.service applies at boot.\n"
 		"       sl2vl and ets change only the entries given; the other lists replace.\n"
 		"       A running subnet manager may overwrite SL2VL and VLArb tables;\n"
 		"       'export opensm' prints them as opensm.conf settings.\n");
@@ -287,13 +300,39 @@ static void show_port(const struct qos_port *p, struct show_rows *rows)
 	out_end_object();
 }
 
+/*
+ * The ports of @dev (every device's: NULL), port @port (every one: 0),
+ * into @l->p (freed by the caller); prints the error.  Return: 0 or -errno.
+ */
+static int qos_get_ports(const char *dev, uint32_t port, struct port_list *l, const char *what)
+{
+	struct nl_msg *msg;
+	int err;
+
+	l->p = calloc(QOS_MAX_PORTS, sizeof(*l->p));
+	if (!l->p)
+		return -ENOMEM;
+	if (fq_nl_open())
+		return -EIO;
+	l->dev = dev;
+	msg = port ? qos_msg(FABRIQ_CMD_QOS_GET, 0, dev, port) :
+		     fq_nl_new(FABRIQ_CMD_QOS_GET, NLM_F_DUMP);
+	err = msg ? fq_nl_request(msg, collect_port, l, what) : -ENOMEM;
+	fq_nl_close();
+	if (!err && dev && !l->n) {
+		fprintf(stderr, "%s: %s: no RDMA device named '%s' (see 'fabriq dev')\n",
+			prog, what, dev);
+		err = -ENODEV;
+	}
+	return err;
+}
+
 static int qos_show(int argc, char **argv)
 {
 	struct show_rows *rows;
 	struct port_list l = {};
 	const char *dev = NULL;
 	uint32_t port = 0;
-	struct nl_msg *msg;
 	int used, err, i;
 
 	if (argc > 0) {
@@ -303,21 +342,7 @@ static int qos_show(int argc, char **argv)
 		if (argc > used)
 			return usage_error("qos", "show: unexpected argument '%s'", argv[used]);
 	}
-	l.p = calloc(QOS_MAX_PORTS, sizeof(*l.p));
-	if (!l.p || fq_nl_open()) {
-		free(l.p);
-		return 1;
-	}
-	l.dev = dev;
-	msg = port ? qos_msg(FABRIQ_CMD_QOS_GET, 0, dev, port) :
-		     fq_nl_new(FABRIQ_CMD_QOS_GET, NLM_F_DUMP);
-	err = msg ? fq_nl_request(msg, collect_port, &l, "qos show") : -ENOMEM;
-	fq_nl_close();
-	if (!err && dev && !l.n) {
-		fprintf(stderr, "%s: qos show: no RDMA device named '%s' (see 'fabriq dev')\n",
-			prog, dev);
-		err = -ENODEV;
-	}
+	err = qos_get_ports(dev, port, &l, "qos show");
 	rows = malloc(sizeof(*rows));
 	if (!err && !rows)
 		err = -ENOMEM;
@@ -422,8 +447,33 @@ static struct apply_port *apply_port_find(struct apply_port *ports, int *n, cons
 	return &ports[(*n)++];
 }
 
-/* Parse and validate every line; nothing is changed.  Returns 0 or -1. */
-static int apply_check(FILE *f, const char *file, struct apply_port *ports, int *nports)
+/* Which lines apply applies: every one, one device's, or the present devices'. */
+struct apply_filter {
+	const char *dev;		/* this device's alone, or NULL */
+	struct port_list present;	/* with .p: the devices here now */
+};
+
+static bool apply_wants(const struct apply_filter *w, const char *dev, const char *where)
+{
+	int i;
+
+	if (w->dev)
+		return !strcmp(dev, w->dev);
+	if (!w->present.p)
+		return true;
+	for (i = 0; i < w->present.n; i++)
+		if (!strcmp(w->present.p[i].dev, dev))
+			return true;
+	fprintf(stderr, "%s: note: %s: no RDMA device %s here now, skipped\n", prog, where, dev);
+	return false;
+}
+
+/*
+ * Parse and validate every line that @w wants; nothing is changed.
+ * Returns 0 or -1.
+ */
+static int apply_check(FILE *f, const char *file, const struct apply_filter *w,
+		       struct apply_port *ports, int *nports)
 {
 	char line[4096], where[512], *words[256];
 	struct qos_cfg req;
@@ -445,6 +495,8 @@ static int apply_check(FILE *f, const char *file, struct apply_port *ports, int 
 		used = parse_selector(n, words, &dev, &port, true, where);
 		if (used < 0)
 			return -1;
+		if (!apply_wants(w, dev, where))
+			continue;
 		ap = apply_port_find(ports, nports, dev, port, where);
 		if (!ap)
 			return -1;
@@ -463,30 +515,47 @@ static int apply_check(FILE *f, const char *file, struct apply_port *ports, int 
 
 static int qos_apply(int argc, char **argv)
 {
+	struct apply_filter w = {};
 	struct apply_port *ports;
-	const char *file;
 	int nports = 0, i, err = 0;
+	const char *file;
 	FILE *f;
 
-	if (argc != 2 || !match(argv[0], "-f"))
-		return usage_error("qos", "apply: expected '-f FILE'");
+	if (argc < 2 || argc > 4 || !match(argv[0], "-f"))
+		return usage_error("qos", "apply: expected '-f FILE [dev DEV | present]'");
+	if (argc == 4 && match(argv[2], "dev"))
+		w.dev = argv[3];
+	else if (argc == 3 && match(argv[2], "present"))
+		err = qos_get_ports(NULL, 0, &w.present, "qos apply");
+	else if (argc > 2)
+		return usage_error("qos", "apply: expected 'dev DEV' or 'present' after FILE, got '%s'",
+				   argv[2]);
+	if (err) {
+		free(w.present.p);
+		return 1;
+	}
 	file = argv[1];
 	f = strcmp(file, "-") ? fopen(file, "r") : stdin;
 	if (!f) {
 		fprintf(stderr, "%s: qos apply: cannot open '%s': %s\n", prog, file,
 			strerror(errno));
+		free(w.present.p);
 		return 1;
 	}
 	ports = calloc(QOS_MAX_PORTS, sizeof(*ports));
 	if (!ports || fq_nl_open()) {
 		free(ports);
+		free(w.present.p);
 		if (f != stdin)
 			fclose(f);
 		return 1;
 	}
-	if (apply_check(f, file, ports, &nports)) {
+	if (apply_check(f, file, &w, ports, &nports)) {
 		fprintf(stderr, "%s: qos apply: nothing was changed\n", prog);
 		err = 1;
+	} else if (w.dev && !nports) {
+		fprintf(stderr, "%s: note: qos apply: %s has no line of dev %s\n", prog, file,
+			w.dev);
 	}
 	for (i = 0; !err && i < nports; i++) {
 		char what[128];
@@ -503,9 +572,119 @@ static int qos_apply(int argc, char **argv)
 	}
 	fq_nl_close();
 	free(ports);
+	free(w.present.p);
 	if (f != stdin)
 		fclose(f);
 	return err;
+}
+
+/* ---- save ---- */
+
+/*
+ * The intent of @p as one `qos apply` line: the kernel judges a line with
+ * the port's lines before it, so settings that depend on each other (ETS
+ * bandwidths on their TSAs, SL2VL on OperVLs) go together.
+ */
+static void save_port(FILE *f, const struct qos_port *p)
+{
+	const struct qos_cfg *c = &p->intent;
+	char v[QOS_VAL_LEN];
+	int field, prio;
+
+	if (!c->present && !c->ecn_prios) {
+		fprintf(f, "# dev %s port %u: no intent\n", p->dev, p->port);
+		return;
+	}
+	fprintf(f, "dev %s port %u", p->dev, p->port);
+	for (field = 0; field < FABRIQ_QOS_F_NUM; field++) {
+		if (field == FABRIQ_QOS_F_ECN || !(c->present & QOS_BIT(field)))
+			continue;
+		qos_fmt_field(v, sizeof(v), c, field);
+		fprintf(f, " %s %s", qos_field_names[field], v);
+	}
+	for (prio = 0; prio < FABRIQ_QOS_NUM_PRIO; prio++) {
+		if (!(c->ecn_prios & (1u << prio)))
+			continue;
+		qos_fmt_ecn(v, sizeof(v), c, prio);
+		fprintf(f, " ecn prio %d %s", prio, v);
+	}
+	fprintf(f, "\n");
+}
+
+static void save_all(FILE *f, const struct port_list *l)
+{
+	char when[64];
+	time_t now = time(NULL);
+	int i;
+
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %z", localtime(&now));
+	fprintf(f, "# fabriq QoS intent of every port, written by 'fabriq qos save' at %s.\n"
+		"# 'fabriq qos apply -f FILE' sets it again (fabriq-qos.service does, at boot).\n",
+		when);
+	for (i = 0; i < l->n; i++)
+		save_port(f, &l->p[i]);
+}
+
+/*
+ * @l into @file, atomically: a file in the same directory, renamed over
+ * @file once it is complete.  Return: 0, or -1 with the error printed.
+ */
+static int save_file(const char *file, const struct port_list *l)
+{
+	char *tmp;
+	FILE *f = NULL;
+	int fd, err;
+
+	if (!strcmp(file, QOS_SAVE_FILE) && mkdir(QOS_SAVE_DIR, 0755) && errno != EEXIST) {
+		fprintf(stderr, "%s: qos save: cannot create %s: %s\n", prog, QOS_SAVE_DIR,
+			strerror(errno));
+		return -1;
+	}
+	tmp = malloc(strlen(file) + sizeof(".XXXXXX"));
+	if (!tmp)
+		return -1;
+	sprintf(tmp, "%s.XXXXXX", file);
+	fd = mkstemp(tmp);
+	if (fd >= 0 && !fchmod(fd, 0644))
+		f = fdopen(fd, "w");
+	if (f) {
+		save_all(f, l);
+		err = fflush(f) || fsync(fd);
+		err = fclose(f) || err;
+		if (!err)
+			err = rename(tmp, file);
+	} else {
+		err = -1;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (err) {
+		fprintf(stderr, "%s: qos save: cannot write '%s': %s\n", prog, file,
+			strerror(errno));
+		if (fd >= 0)
+			unlink(tmp);
+	}
+	free(tmp);
+	return err ? -1 : 0;
+}
+
+static int qos_save(int argc, char **argv)
+{
+	const char *file = QOS_SAVE_FILE;
+	struct port_list l = {};
+	int err;
+
+	if (argc == 2 && match(argv[0], "-f"))
+		file = argv[1];
+	else if (argc)
+		return usage_error("qos", "save: expected '[-f FILE]', got '%s'", argv[0]);
+	err = qos_get_ports(NULL, 0, &l, "qos save");
+	if (!err && !strcmp(file, "-"))
+		save_all(stdout, &l);
+	else if (!err)
+		err = save_file(file, &l);
+	free(l.p);
+	return err ? 1 : 0;
 }
 
 /* ---- export ---- */
@@ -603,12 +782,14 @@ int do_qos(int argc, char **argv)
 		return qos_set(argc - 1, argv + 1);
 	if (match(argv[0], "apply"))
 		return qos_apply(argc - 1, argv + 1);
+	if (match(argv[0], "save"))
+		return qos_save(argc - 1, argv + 1);
 	if (match(argv[0], "export"))
 		return qos_export(argc - 1, argv + 1);
 	if (match(argv[0], "help")) {
 		qos_usage();
 		return 0;
 	}
-	return usage_error("qos", "unknown command '%s' (valid: show, set, apply, export, help)",
+	return usage_error("qos", "unknown command '%s' (valid: show, set, apply, save, export, help)",
 			   argv[0]);
 }
