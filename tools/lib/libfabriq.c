@@ -328,9 +328,12 @@ int fabriq_comm_deregister(struct fabriq_comm *c, uint32_t handle)
 
 int fabriq_coll(struct fabriq_comm *c, struct fabriq_coll *coll, struct fabriq_req *req)
 {
+	/* @req says whether the call waits, whatever an earlier call left in @coll */
 	if (req) {
 		coll->flags |= FABRIQ_COLL_F_ASYNC;
 		memset(req, 0, sizeof(*req));
+	} else {
+		coll->flags &= ~FABRIQ_COLL_F_ASYNC;
 	}
 	if (ioctl(c->fd, FABRIQ_IOC_COLL, coll)) {
 		int err = -errno;

@@ -84,7 +84,11 @@ int fabriq_reduce(struct fabriq_comm *c, const void *sendbuf, void *recvbuf, siz
 int fabriq_barrier(struct fabriq_comm *c, struct fabriq_req *req);
 int fabriq_alltoall(struct fabriq_comm *c, const void *sendbuf, void *recvbuf, size_t count,
 		    int dtype, struct fabriq_req *req);
-/* the general form: every field of struct fabriq_coll */
+/*
+ * the general form: every field of struct fabriq_coll; with @req it does
+ * not wait (FABRIQ_COLL_F_ASYNC is set in @coll->flags), without, it does
+ * (the flag is cleared)
+ */
 int fabriq_coll(struct fabriq_comm *c, struct fabriq_coll *coll, struct fabriq_req *req);
 
 /*
