@@ -34,7 +34,8 @@ void stats_usage(void)
 		"       K := samples kept per port, 2-4096\n"
 		"       N := events per second before the rate limit, 1-10000\n"
 		"       NAME := { slow-peer | link-degraded | pfc-storm | ecn-anomaly |\n"
-		"                 vl-congestion | error-rate | latency | bw-drop }\n"
+		"                 vl-congestion | error-rate | latency | bw-drop |\n"
+		"                 link-latency }\n"
 		"Units and ranges of X and L: Documentation/telemetry.md.\n"
 		"config set needs CAP_NET_ADMIN.\n");
 }
