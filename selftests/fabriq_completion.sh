@@ -31,37 +31,39 @@ lacking() {
 	echo "${out# }"
 }
 help_of() { "$FQ_CLI" "$@" help 2>&1; }
+# the words of a "NAME := { a | b | ... }" of `fabriq OBJECT help`, over lines
+alternatives() { help_of $1 | tr '\n' ' ' | sed -n "s/.*$2 := {\([^}]*\)}.*/\1/p" | tr -d '|' | xargs; }
 
 objects=$(alternatives "" OBJECT)
-check_eq "the objects of 'fabriq help' are offered (and help)" "" \
-	"$(lacking "$objects help" "$(offered "")")"
+# (a list the help did not give is NONE, which is never offered)
+check_eq "the objects of 'fabriq help' ($objects) are offered, and help" "" \
+	"$(lacking "${objects:-NONE} help" "$(offered "")")"
 check_eq "... and an unfinished one completes: 'fabriq qo' to qos" "qos" "$(offered qo)"
 bad=
 for obj in dev qos comm stats; do
 	cmds=$(help_of $obj | sed -n "s/^\(Usage:\)\? *fabriq $obj \([a-z]\+\).*/\2/p" | sort -u | xargs)
-	l=$(lacking "$cmds" "$(offered $obj "")")
+	l=$(lacking "${cmds:-NONE}" "$(offered $obj "")")
 	[ -z "$l" ] || bad="$bad $obj: $l;"
 done
 check_eq "every command of 'fabriq dev|qos|comm|stats help' is offered after the object" "" "$bad"
-# the words of a "NAME := { a | b | ... }" of `fabriq OBJECT help`, over lines
-alternatives() { help_of $1 | tr '\n' ' ' | sed -n "s/.*$2 := {\([^}]*\)}.*/\1/p" | tr -d '|' | xargs; }
 colls=$(alternatives bench COLL)
 check_eq "every collective of 'fabriq bench help' ($colls) is offered" "" \
-	"$(lacking "$colls" "$(offered bench "")")"
+	"$(lacking "${colls:-NONE}" "$(offered bench "")")"
 opts=$(help_of bench | tr -s ' \t' '\n' | grep -E '^--?[a-z][a-z-]*$' | sort -u | xargs)
 check_eq "every option of 'fabriq bench help' is offered after the collective" "" \
-	"$(lacking "$opts" "$(offered bench allreduce -)")"
+	"$(lacking "${opts:-NONE}" "$(offered bench allreduce -)")"
 settings=$(help_of qos | sed -n '/SETTING :=/,/^       SL /{/^       SL /!p}' | sed 's/^where//' |
 	   tr -s ' \t' '\n' | tr -d '[]' | grep -E '^[a-z][a-z0-9-]*$' | sort -u | xargs)
 check_eq "every keyword of the SETTING grammar of 'fabriq qos help' is offered after 'qos set dev DEV'" \
-	"" "$(lacking "$settings" "$(offered qos set dev fqsim75 "")")"
+	"" "$(lacking "${settings:-NONE}" "$(offered qos set dev fqsim75 "")")"
 keys=$(help_of stats | sed -n '/fabriq stats config set/,/fabriq stats help/p' | tr -s ' \t' '\n' | tr -d '[]' |
        grep -E '^[a-z][a-z-]*$' | grep -vx -e fabriq -e stats -e config -e set -e help -e on -e off |
        sort -u | xargs)
 check_eq "every keyword of 'fabriq stats config set' is offered after it" "" \
-	"$(lacking "$keys" "$(offered stats config set "")")"
+	"$(lacking "${keys:-NONE}" "$(offered stats config set "")")"
 check_eq "... each detector of 'fabriq stats help' after 'detector'" "" \
-	"$(lacking "$(alternatives stats NAME)" "$(offered stats config set detector "")")"
+	"$(lacking "$(alternatives stats NAME | grep . || echo NONE)" \
+		    "$(offered stats config set detector "")")"
 check_eq "... and on and off after 'enabled'" "off on" "$(offered stats config set detector latency enabled "")"
 check_match "device names: fqsim75 after 'dev show'" "(^| )fqsim75( |$)" "$(offered dev show "")"
 check_eq "... and after 'qos set dev fqsim'" "fqsim75" "$(offered qos set dev fqsim)"
