@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 36
+ktap_plan 38
 fq_require jq sysctl pkill tcpdump
 fq_load_fabriq || ktap_bail "cannot load fabriq"
 fq_ranks_up 8 || ktap_bail "cannot set up 8 local ranks"
@@ -74,6 +74,21 @@ check_eq "fabriq -j bench: one JSON document, 2 sizes, 0 wrong" "2 0" \
 check_eq "fabriq bench --median (the time column is the median call): 1 size, 0 wrong" "1 0" \
 	"$(fq -j bench allreduce --ranks 2 --peers 198.19.0.1,198.19.0.2 -b 64K -e 64K -n 11 -c 1 \
 		--median --port 19400 | jq -r '"\(.results | length) \(.summary.wrong)"')"
+# --plot: the table's bandwidth columns drawn by gnuplot
+fq bench allreduce --ranks 2 --peers 198.19.0.1,198.19.0.2 -b 8 -e 256K -f 4 -n 2 -c 0 \
+	--port 19400 --plot /tmp/fq_coll_plot.png > /dev/null 2>/tmp/fq_coll_plot.err
+check_eq "bench --plot FILE.png draws a PNG" "89504e470d0a1a0a" \
+	"$(head -c 8 /tmp/fq_coll_plot.png 2>/dev/null | od -An -tx1 | tr -d ' \n')$(cat /tmp/fq_coll_plot.err)"
+fq bench allgather --ranks 2 --peers 198.19.0.1,198.19.0.2 -b 1K -e 64K -n 2 -c 0 --port 19400 \
+	-d all --plot /tmp/fq_coll_plot.svg > /dev/null 2>/tmp/fq_coll_plot.err
+check_eq "... and FILE.svg an SVG: one line per column and type (4 x 10), titled with the collective" \
+	"40 fabriq bench allgather, 2 ranks" \
+	"$(python3 -c 'import sys, xml.etree.ElementTree as E
+r = E.parse(sys.argv[1]).getroot(); ns = "{http://www.w3.org/2000/svg}"
+texts = ["".join(t.itertext()) for t in r.iter(ns + "text")]
+keys = [t for t in texts if " place" in t]
+print(len(keys), next(t for t in texts if t.startswith("fabriq bench")))' /tmp/fq_coll_plot.svg 2>&1)$(cat /tmp/fq_coll_plot.err)"
+rm -f /tmp/fq_coll_plot.png /tmp/fq_coll_plot.svg /tmp/fq_coll_plot.err
 # zero-copy sends of a chunk that is no multiple of the page size: a
 # message of 20008 bytes spans up to 6 pages wherever it starts (bench's
 # buffers start 16 bytes into a page), one more than 20008 / 4096 + 1

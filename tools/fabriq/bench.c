@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "fabriq.h"
+#include "bench_plot.h"
 #include "../lib/libfabriq.h"
 
 #define BENCH_MAX_LOCAL	16
@@ -43,6 +44,7 @@ struct bench {
 	uint16_t port;
 	uint64_t id;
 	struct fabriq_comm_opts opts;
+	const char *plot;	/* --plot FILE, or NULL */
 };
 
 /* what the local ranks report to rank 0, per size and placement */
@@ -84,6 +86,8 @@ void bench_usage(void)
 		"  --connect-timeout MS  how long to wait for every rank (default 30000)\n"
 		"  --peer-timeout MS  a dead rank is found within this (100-600000; default 5000)\n"
 		"  --bounce   copy sends through the kernel's slots instead of zero-copy\n"
+		"  --plot FILE  draw the table's algbw and busbw columns against the size\n"
+		"             into FILE.png or FILE.svg (rank 0; needs gnuplot)\n"
 		"ENVIRONMENT:\n"
 		"  FABRIQ_KEY  the communicator's key, %d-%d bytes in hex, the same on every\n"
 		"              rank (needed with --rank; local ranks draw one per run)\n",
@@ -315,6 +319,10 @@ static int parse_args(struct bench *b, int argc, char **argv)
 		} else if (match(o, "--median")) {
 			b->median = 1;
 			continue;
+		} else if (match(o, "--plot")) {
+			if (!a || !bench_plot_file_ok(a))
+				return bench_err(o, a, "FILE.png or FILE.svg");
+			b->plot = a;
 		} else if (match(o, "--connect-timeout")) {
 			if (!fq_parse_u64(a, 0, 1, 600000, &v))
 				return bench_err(o, a, "1-600000 ms");
@@ -500,6 +508,23 @@ static void print_half(const char *key, double us, double bytes, double factor, 
 	out_end_object();
 }
 
+/* one row of the table, as print_half() computes it, for --plot */
+static void plot_row(struct bench_plot *plot, int dtype, int op, size_t bytes, const double us[2],
+		     double factor)
+{
+	double algbw[2], busbw[2];
+	char series[32];
+	int p;
+
+	for (p = 0; p < 2; p++) {
+		algbw[p] = bytes / us[p] / 1e3;
+		busbw[p] = algbw[p] * factor;
+	}
+	snprintf(series, sizeof(series), "%s%s%s", fabriq_dtype_name(dtype), op < 0 ? "" : " ",
+		 op < 0 ? "" : fabriq_op_name(op));
+	bench_plot_row(plot, series, bytes, algbw, busbw);
+}
+
 /* every (type, op) of one rank; rank 0 prints.  Return: wrong results or -errno. */
 static long bench_rank(struct bench *b)
 {
@@ -509,8 +534,9 @@ static long bench_rank(struct bench *b)
 		      b->coll == FABRIQ_COLL_REDUCESCATTER;
 	double bw_sum = 0, us[2];
 	long wrong[2], total_wrong = 0, my_wrong = 0;
+	struct bench_plot *plot = NULL;
 	struct fabriq_comm *c;
-	int d, op, p, err, nbw = 0;
+	int d, op, p, err, nbw = 0, plot_failed = 0;
 	size_t bytes, es, count;
 	uint32_t r;
 
@@ -523,6 +549,13 @@ static long bench_rank(struct bench *b)
 	}
 	if (b->rank == 0 && !out_is_json())
 		print_header();
+	if (b->rank == 0 && b->plot) {
+		char title[96];
+
+		snprintf(title, sizeof(title), "fabriq bench %s, %u ranks", fabriq_coll_name(b->coll),
+			 b->nranks);
+		plot = bench_plot_new(b->plot, title);
+	}
 	/* JSON: {"results": [rows], "summary": {...}} */
 	if (b->rank == 0) {
 		out_begin_object(NULL);
@@ -581,6 +614,9 @@ static long bench_rank(struct bench *b)
 					out_end_object();
 					out_text("\n");
 					out_flush_record();
+					if (plot)
+						plot_row(plot, d, reduces ? op : -1, shown, us,
+							 bus_factor(b->coll, b->nranks));
 					fflush(stdout);
 					bw_sum += shown / us[1] / 1e3 * bus_factor(b->coll, b->nranks);
 					nbw++;
@@ -608,6 +644,11 @@ out:
 		out_end_object();
 	if (b->rank == 0 && out_is_json())
 		printf("\n");
+	/* the plot of a complete table (a plot that fails is a failed run) */
+	if (plot && !err)
+		plot_failed = bench_plot_write(plot);
+	else if (plot)
+		bench_plot_free(plot);
 	/* a failed call: where every rank was, as this host's fabriq saw it then */
 	if (err && !out_is_json()) {
 		fflush(stdout);
@@ -620,6 +661,8 @@ out:
 		printf("# Out of bounds values (rank %u) : %ld %s\n", b->rank, my_wrong,
 		       my_wrong ? "FAILED" : "OK");
 	fabriq_comm_destroy(c);
+	if (!err && plot_failed)
+		return -EIO;
 	return err ? err : total_wrong + my_wrong;
 }
 
