@@ -31,10 +31,10 @@ LINUX_SRC_TAR ?= $(firstword $(wildcard /usr/src/linux-source-6.1.tar.xz) \
 			     $(lastword $(sort $(wildcard /usr/src/linux-source-*.tar.xz))))
 KSRC := $(BUILD)/linux-src
 
-.PHONY: all module kmod-tree cli selftests clean checkpatch sparse check demo bench deps \
+.PHONY: all module kmod-tree cli mpi selftests clean checkpatch sparse check demo bench deps \
 	dkms-install dkms-remove ksrc check-debug bench-ab bench-profile
 
-all: module cli selftests
+all: module cli selftests mpi
 
 # Objects go to build/kmod/KVER (a tree of symlinks to the sources), so the
 # module can be built for several kernels side by side.
@@ -58,6 +58,10 @@ module: kmod-tree
 
 cli:
 	$(MAKE) -C $(SRC)/tools/fabriq
+
+# libfabriq_mpi.so (MPI collectives on fabriq by LD_PRELOAD) and its test program
+mpi:
+	$(MAKE) -C $(SRC)/tools/mpi
 
 $(KSRC)/.stamp:
 	@test -n "$(LINUX_SRC_TAR)" || { echo "fabriq: /usr/src/linux-source-*.tar.xz missing (apt-get install linux-source-6.1)" >&2; exit 1; }
@@ -117,5 +121,6 @@ dkms-remove:
 
 clean:
 	$(MAKE) -C $(SRC)/tools/fabriq clean
+	$(MAKE) -C $(SRC)/tools/mpi clean
 	$(MAKE) -C $(SRC)/selftests clean
 	rm -rf $(BUILD)

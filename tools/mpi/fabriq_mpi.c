@@ -1,0 +1,792 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fabriq_mpi.c - libfabriq_mpi.so: an unmodified MPI program runs its
+ * collectives on fabriq.  Loaded by LD_PRELOAD (or linked before the MPI
+ * library), it defines MPI_Allreduce, MPI_Allgather,
+ * MPI_Reduce_scatter_block, MPI_Bcast, MPI_Reduce, MPI_Barrier and
+ * MPI_Alltoall and their MPI_I* forms through the MPI profiling interface:
+ * what fabriq can do goes to /dev/fabriq, everything else to PMPI_*.
+ *
+ * Offloaded: intracommunicators (MPI_COMM_WORLD, and those from
+ * MPI_Comm_dup, MPI_Comm_split, ...); predefined contiguous types (any
+ * for the collectives that only move data, the integer and floating-point
+ * ones fabriq reduces for the others); MPI_SUM, MPI_PROD, MPI_MIN and
+ * MPI_MAX (and MPI_BAND, MPI_BOR, MPI_BXOR on integers); MPI_IN_PLACE
+ * where fabriq has the same layout (allreduce, allgather, bcast, reduce at
+ * the root).  Falls through: intercommunicators, derived types, user ops,
+ * the other MPI_IN_PLACE forms, counts past fabriq's limits.  Every rank of
+ * a communicator makes the same choice, as MPI requires the same kind of
+ * arguments of every rank.
+ *
+ * Bootstrap, through MPI itself, on a communicator's first offloaded call:
+ * each rank finds its RDMA port (FABRIQ_MPI_DEV: a device, or one per
+ * local rank, comma-separated; else the first active port with an IPv4
+ * address); the ranks exchange addresses with PMPI_Allgather; rank 0
+ * draws the communicator id, the job key and the base port, and
+ * broadcasts them; every rank joins, and if any could not, all fall
+ * through on that communicator from then on.  The fabriq communicator
+ * lives in an attribute of the MPI one and goes with it.
+ *
+ * Non-blocking calls return a generalized request; MPI_Wait, MPI_Test
+ * and their -all, -any and -some forms complete it.  FABRIQ_MPI_VERBOSE=1
+ * prints, at MPI_Finalize, each call's count of offloaded and fallen-
+ * through calls; FABRIQ_MPI_DISABLE=1 offloads nothing.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/random.h>
+#include <mpi.h>
+
+#include "../lib/libfabriq.h"
+
+#define FQM_ADDR_LEN	64
+#define FQM_KEY_LEN	32
+#define FQM_PORT_BASE	20000	/* base ports are drawn from 20000-39999 */
+#define FQM_PORT_SPAN	20000
+
+enum fqm_kind {
+	FQM_ALLREDUCE, FQM_ALLGATHER, FQM_REDUCE_SCATTER_BLOCK, FQM_BCAST, FQM_REDUCE,
+	FQM_BARRIER, FQM_ALLTOALL, FQM_NCALLS
+};
+
+static const char *const fqm_call_names[FQM_NCALLS] = {
+	"Allreduce", "Allgather", "Reduce_scatter_block", "Bcast", "Reduce", "Barrier", "Alltoall",
+};
+
+/* offloaded [0] and fallen through [1], blocking [.][0] and MPI_I* [.][1] */
+static unsigned long fqm_counts[FQM_NCALLS][2][2];
+
+struct fqm_comm {
+	struct fabriq_comm *fc;		/* NULL: this communicator falls through */
+};
+
+/* a non-blocking call on fabriq, behind a generalized request */
+struct fqm_req {
+	struct fqm_req *next;
+	struct fqm_comm *m;
+	struct fabriq_req fr;
+	MPI_Request greq;
+	void *scratch;			/* a non-root reduce's output */
+	int err;
+};
+
+static int fqm_keyval = MPI_KEYVAL_INVALID;
+static struct fqm_req *fqm_pending;	/* not yet completed */
+
+static int fqm_env_on(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v && strcmp(v, "0");
+}
+
+/* ---- the RDMA port's address ---- */
+
+/* the IPv4 address of netdev @ifname into @out; 0 or -1 */
+static int fqm_ifaddr(const char *ifname, char *out)
+{
+	struct ifaddrs *ifa, *i;
+	int err = -1;
+
+	if (getifaddrs(&ifa))
+		return -1;
+	for (i = ifa; i; i = i->ifa_next)
+		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && !strcmp(i->ifa_name, ifname) &&
+		    inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, out,
+			      FQM_ADDR_LEN)) {
+			err = 0;
+			break;
+		}
+	freeifaddrs(ifa);
+	return err;
+}
+
+static int fqm_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(buf, len, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* an active port of device @dev with an IPv4 address on its netdev */
+static int fqm_dev_addr(const char *dev, char *out)
+{
+	char path[512], buf[64];
+	int port;
+
+	for (port = 1; port <= 8; port++) {
+		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%d/state", dev, port);
+		if (fqm_read_line(path, buf, sizeof(buf)))
+			break;
+		if (!strstr(buf, "ACTIVE"))
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%d/gid_attrs/ndevs/0",
+			 dev, port);
+		if (!fqm_read_line(path, buf, sizeof(buf)) && !fqm_ifaddr(buf, out))
+			return 0;
+	}
+	return -1;
+}
+
+static int fqm_name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* this rank's address: FABRIQ_MPI_DEV's device, or the first active port */
+static int fqm_my_addr(int local_rank, char *out)
+{
+	const char *env = getenv("FABRIQ_MPI_DEV");
+	char *names[256], *list, *tok, *save = NULL;
+	struct dirent *de;
+	int n = 0, i, err = -1;
+	DIR *d;
+
+	if (env && *env) {
+		list = strdup(env);
+		for (tok = strtok_r(list, ",", &save), i = 0; tok; tok = strtok_r(NULL, ",", &save))
+			names[i++ % 256] = tok;
+		/* one device for every rank, or one per local rank */
+		err = i ? fqm_dev_addr(names[i == 1 ? 0 : local_rank % i], out) : -1;
+		free(list);
+		return err;
+	}
+	d = opendir("/sys/class/infiniband");
+	if (!d)
+		return -1;
+	while ((de = readdir(d)) && n < 256)
+		if (de->d_name[0] != '.')
+			names[n++] = strdup(de->d_name);
+	closedir(d);
+	qsort(names, n, sizeof(names[0]), fqm_name_cmp);
+	for (i = 0; i < n; i++) {
+		if (err && !fqm_dev_addr(names[i], out))
+			err = 0;
+		free(names[i]);
+	}
+	return err;
+}
+
+/* ---- a communicator's fabriq twin ---- */
+
+static int fqm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+	struct fqm_comm *m = attr;
+
+	if (m->fc)
+		fabriq_comm_destroy(m->fc);
+	free(m);
+	return MPI_SUCCESS;
+}
+
+struct fqm_boot {
+	uint64_t id;
+	uint32_t port;
+	uint32_t key_len;
+	uint8_t key[FQM_KEY_LEN];
+};
+
+static void fqm_bootstrap(MPI_Comm comm, struct fqm_comm *m)
+{
+	int rank, size, local_rank = 0, ok, all_ok;
+	struct fabriq_comm_opts opts;
+	const char **addrs = NULL;
+	struct fqm_boot boot = { 0 };
+	char *all = NULL, mine[FQM_ADDR_LEN] = "";
+	const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+	int i, err = 0;
+
+	PMPI_Comm_rank(comm, &rank);
+	PMPI_Comm_size(comm, &size);
+	if (lr)
+		local_rank = atoi(lr);
+	ok = !fqm_my_addr(local_rank, mine);
+	all = calloc(size, FQM_ADDR_LEN);
+	addrs = calloc(size, sizeof(*addrs));
+	if (!all || !addrs)
+		ok = 0;
+	/* every rank learns whether every rank has an address */
+	PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+	if (!all_ok)
+		goto out;
+	PMPI_Allgather(mine, FQM_ADDR_LEN, MPI_CHAR, all, FQM_ADDR_LEN, MPI_CHAR, comm);
+	if (rank == 0) {
+		uint16_t r16 = 0;
+
+		if (getrandom(&boot.id, sizeof(boot.id), 0) != sizeof(boot.id) ||
+		    getrandom(&r16, sizeof(r16), 0) != sizeof(r16) ||
+		    fabriq_key_generate(boot.key, FQM_KEY_LEN))
+			boot.id = 0;
+		boot.id |= 1;	/* never 0 */
+		boot.port = FQM_PORT_BASE + r16 % (FQM_PORT_SPAN - size);
+		boot.key_len = FQM_KEY_LEN;
+	}
+	PMPI_Bcast(&boot, sizeof(boot), MPI_BYTE, 0, comm);
+	for (i = 0; i < size; i++)
+		addrs[i] = all + (size_t)i * FQM_ADDR_LEN;
+	fabriq_comm_opts_default(&opts);
+	opts.key = boot.key;
+	opts.key_len = boot.key_len;
+	err = fabriq_comm_init(&m->fc, boot.id, size, rank, addrs, boot.port, &opts);
+	ok = !err;
+	PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+	if (!all_ok && m->fc) {
+		fabriq_comm_destroy(m->fc);
+		m->fc = NULL;
+	}
+out:
+	if (!all_ok && fqm_env_on("FABRIQ_MPI_VERBOSE"))
+		fprintf(stderr, "fabriq_mpi: rank %d: a communicator stays on MPI: %s\n", rank,
+			!mine[0] ? "no RDMA port with an IPv4 address here" :
+			err ? strerror(-err) : ok ? "another rank could not join" : "out of memory");
+	memset(&boot, 0, sizeof(boot));
+	free(all);
+	free(addrs);
+}
+
+/* @comm's fabriq communicator, made on its first use; NULL: fall through */
+static struct fqm_comm *fqm_get(MPI_Comm comm)
+{
+	struct fqm_comm *m;
+	int flag = 0, inter = 1;
+
+	if (fqm_env_on("FABRIQ_MPI_DISABLE") || comm == MPI_COMM_NULL ||
+	    PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+		return NULL;
+	if (fqm_keyval == MPI_KEYVAL_INVALID &&
+	    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, fqm_delete, &fqm_keyval, NULL))
+		return NULL;
+	if (PMPI_Comm_get_attr(comm, fqm_keyval, &m, &flag) == MPI_SUCCESS && flag)
+		return m->fc ? m : NULL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;	/* (every rank is out of memory alike, or the job is lost anyway) */
+	fqm_bootstrap(comm, m);
+	PMPI_Comm_set_attr(comm, fqm_keyval, m);
+	return m->fc ? m : NULL;
+}
+
+/* ---- what fabriq can take ---- */
+
+/* a predefined type whose elements lie back to back: its size, else 0 */
+static int fqm_plain_size(MPI_Datatype t)
+{
+	int ni, na, nd, combiner, size;
+	MPI_Aint lb, extent;
+
+	if (t == MPI_DATATYPE_NULL ||
+	    PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) || combiner != MPI_COMBINER_NAMED ||
+	    PMPI_Type_size(t, &size) || PMPI_Type_get_extent(t, &lb, &extent) ||
+	    lb != 0 || extent != size)
+		return 0;
+	return size;
+}
+
+/* fabriq's type for reducing @t, or -1 */
+static int fqm_dtype(MPI_Datatype t)
+{
+	if (t == MPI_INT8_T || t == MPI_SIGNED_CHAR)
+		return FABRIQ_INT8;
+	if (t == MPI_UINT8_T || t == MPI_UNSIGNED_CHAR)
+		return FABRIQ_UINT8;
+	if (t == MPI_INT32_T || (t == MPI_INT && sizeof(int) == 4))
+		return FABRIQ_INT32;
+	if (t == MPI_UINT32_T || (t == MPI_UNSIGNED && sizeof(unsigned int) == 4))
+		return FABRIQ_UINT32;
+	if (t == MPI_INT64_T || (t == MPI_LONG && sizeof(long) == 8) || t == MPI_LONG_LONG_INT ||
+	    t == MPI_LONG_LONG)
+		return FABRIQ_INT64;
+	if (t == MPI_UINT64_T || (t == MPI_UNSIGNED_LONG && sizeof(long) == 8) ||
+	    t == MPI_UNSIGNED_LONG_LONG)
+		return FABRIQ_UINT64;
+	if (t == MPI_FLOAT)
+		return FABRIQ_FLOAT32;
+	if (t == MPI_DOUBLE)
+		return FABRIQ_FLOAT64;
+	return -1;
+}
+
+/* fabriq's op for @op on fabriq type @dt, or -1 */
+static int fqm_op(MPI_Op op, int dt)
+{
+	int integer = dt != FABRIQ_FLOAT32 && dt != FABRIQ_FLOAT64;
+
+	if (op == MPI_SUM)
+		return FABRIQ_OP_SUM;
+	if (op == MPI_PROD)
+		return FABRIQ_OP_PROD;
+	if (op == MPI_MAX)
+		return FABRIQ_OP_MAX;
+	if (op == MPI_MIN)
+		return FABRIQ_OP_MIN;
+	if (integer && op == MPI_BAND)
+		return FABRIQ_OP_BAND;
+	if (integer && op == MPI_BOR)
+		return FABRIQ_OP_BOR;
+	if (integer && op == MPI_BXOR)
+		return FABRIQ_OP_BXOR;
+	return -1;
+}
+
+/* ---- running one call ---- */
+
+/* one collective as fabriq takes it */
+struct fqm_call {
+	enum fqm_kind which;
+	struct fabriq_coll coll;
+	void *scratch;			/* to free when the call is done */
+};
+
+/* a failed call: the communicator's error handler, as MPI's own calls do */
+static int fqm_errors(MPI_Comm comm, int err)
+{
+	if (!err)
+		return MPI_SUCCESS;
+	fprintf(stderr, "fabriq_mpi: a collective on fabriq failed: %s\n", strerror(-err));
+	PMPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);
+	return MPI_ERR_OTHER;
+}
+
+static int fqm_query(void *extra, MPI_Status *status)
+{
+	struct fqm_req *r = extra;
+
+	PMPI_Status_set_elements(status, MPI_BYTE, 0);
+	PMPI_Status_set_cancelled(status, 0);
+	status->MPI_SOURCE = MPI_UNDEFINED;
+	status->MPI_TAG = MPI_UNDEFINED;
+	return r->err ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+static int fqm_free(void *extra)
+{
+	struct fqm_req *r = extra;
+
+	free(r->scratch);
+	free(r);
+	return MPI_SUCCESS;
+}
+
+static int fqm_cancel(void *extra, int complete)
+{
+	return MPI_SUCCESS;	/* a collective cannot be cancelled; it completes */
+}
+
+/* run @c on @m: blocking when @request is NULL, else behind a generalized request */
+static int fqm_run(MPI_Comm comm, struct fqm_comm *m, struct fqm_call *c, MPI_Request *request)
+{
+	struct fqm_req *r;
+	int err;
+
+	fqm_counts[c->which][0][request != NULL]++;
+	if (!request) {
+		err = fabriq_coll(m->fc, &c->coll, NULL);
+		free(c->scratch);
+		return fqm_errors(comm, err);
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		free(c->scratch);
+		return fqm_errors(comm, -ENOMEM);
+	}
+	r->m = m;
+	r->scratch = c->scratch;
+	err = fabriq_coll(m->fc, &c->coll, &r->fr);
+	if (err) {
+		fqm_free(r);
+		return fqm_errors(comm, err);
+	}
+	PMPI_Grequest_start(fqm_query, fqm_free, fqm_cancel, r, &r->greq);
+	r->next = fqm_pending;
+	fqm_pending = r;
+	*request = r->greq;
+	return MPI_SUCCESS;
+}
+
+/* ---- completing the non-blocking ones ---- */
+
+static struct fqm_req *fqm_find(MPI_Request req)
+{
+	struct fqm_req *r;
+
+	for (r = fqm_pending; r; r = r->next)
+		if (r->greq == req)
+			return r;
+	return NULL;
+}
+
+static void fqm_complete(struct fqm_req *r)
+{
+	struct fqm_req **p;
+
+	for (p = &fqm_pending; *p; p = &(*p)->next)
+		if (*p == r) {
+			*p = r->next;
+			break;
+		}
+	if (r->fr.status)
+		r->err = r->fr.status;
+	PMPI_Grequest_complete(r->greq);
+}
+
+/* complete ours among @reqs: waiting for each when @wait, else those done */
+static void fqm_progress(int n, MPI_Request *reqs, int wait)
+{
+	struct fqm_req *r;
+	int i, st;
+
+	for (i = 0; i < n; i++) {
+		if (reqs[i] == MPI_REQUEST_NULL || !(r = fqm_find(reqs[i])))
+			continue;
+		if (wait) {
+			st = fabriq_wait(r->m->fc, &r->fr);
+			if (st)
+				r->fr.status = st;
+		} else if (fabriq_test(r->m->fc, &r->fr) <= 0) {
+			continue;
+		}
+		fqm_complete(r);
+	}
+}
+
+int MPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+	fqm_progress(1, request, 1);
+	return PMPI_Wait(request, status);
+}
+
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+{
+	fqm_progress(count, requests, 1);
+	return PMPI_Waitall(count, requests, statuses);
+}
+
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+	fqm_progress(1, request, 0);
+	return PMPI_Test(request, flag, status);
+}
+
+int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
+{
+	fqm_progress(count, requests, 0);
+	return PMPI_Testall(count, requests, flag, statuses);
+}
+
+int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status)
+{
+	fqm_progress(count, requests, 0);
+	return PMPI_Testany(count, requests, index, flag, status);
+}
+
+int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+		 MPI_Status statuses[])
+{
+	fqm_progress(incount, requests, 0);
+	return PMPI_Testsome(incount, requests, outcount, indices, statuses);
+}
+
+/* -any and -some wait for the first of a mix of ours and MPI's */
+int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
+{
+	int flag = 0, err;
+
+	for (;;) {
+		fqm_progress(count, requests, 0);
+		err = PMPI_Testany(count, requests, index, &flag, status);
+		if (err || flag)
+			return err;
+		sched_yield();
+	}
+}
+
+int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+		 MPI_Status statuses[])
+{
+	int err;
+
+	for (;;) {
+		fqm_progress(incount, requests, 0);
+		err = PMPI_Testsome(incount, requests, outcount, indices, statuses);
+		if (err || *outcount != 0)
+			return err;
+		sched_yield();
+	}
+}
+
+/* ---- the collectives ---- */
+
+/*
+ * A reduction's fabriq form into @c, or -1: @count elements of @t with @op;
+ * @sendbuf MPI_IN_PLACE means in place.
+ */
+static int fqm_reduction(struct fqm_call *c, int coll, const void *sendbuf, void *recvbuf,
+			 int count, MPI_Datatype t, MPI_Op op)
+{
+	int dt = fqm_dtype(t), fop = dt < 0 ? -1 : fqm_op(op, dt);
+
+	if (fop < 0 || count < 0)
+		return -1;
+	c->coll = (struct fabriq_coll){
+		.coll = coll, .dtype = dt, .redop = fop, .count = count,
+		.sendbuf = (uintptr_t)(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf),
+		.recvbuf = (uintptr_t)recvbuf,
+	};
+	return 0;
+}
+
+/* a data movement of @count elements of @t as bytes into @c, or -1 */
+static int fqm_movement(struct fqm_call *c, int coll, const void *sendbuf, void *recvbuf,
+			int count, MPI_Datatype t)
+{
+	int size = fqm_plain_size(t);
+
+	if (!size || count < 0)
+		return -1;
+	c->coll = (struct fabriq_coll){
+		.coll = coll, .dtype = FABRIQ_UINT8, .count = (uint64_t)count * size,
+		.sendbuf = (uintptr_t)sendbuf, .recvbuf = (uintptr_t)recvbuf,
+	};
+	return 0;
+}
+
+/* @c on @comm's fabriq communicator if it has one; else 1: fall through */
+static int fqm_offload(MPI_Comm comm, struct fqm_call *c, int ok, MPI_Request *request, int *ret)
+{
+	struct fqm_comm *m;
+	int size = 0;
+
+	/* within fabriq's limit: count x type size x ranks at most 1 GiB */
+	PMPI_Comm_size(comm, &size);
+	if (c->coll.count * fabriq_dtype_size(c->coll.dtype) * size > (1ULL << 30))
+		ok = 0;
+	m = ok ? fqm_get(comm) : NULL;
+
+	if (!m) {
+		free(c->scratch);
+		fqm_counts[c->which][1][request != NULL]++;
+		return 1;
+	}
+	*ret = fqm_run(comm, m, c, request);
+	return 0;
+}
+
+static int fqm_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype t, MPI_Op op,
+			 MPI_Comm comm, MPI_Request *request)
+{
+	struct fqm_call c = { .which = FQM_ALLREDUCE };
+	int ret, ok = !fqm_reduction(&c, FABRIQ_COLL_ALLREDUCE, sendbuf, recvbuf, count, t, op);
+
+	if (!fqm_offload(comm, &c, ok, request, &ret))
+		return ret;
+	return request ? PMPI_Iallreduce(sendbuf, recvbuf, count, t, op, comm, request) :
+			 PMPI_Allreduce(sendbuf, recvbuf, count, t, op, comm);
+}
+
+static int fqm_allgather(const void *sendbuf, int scount, MPI_Datatype st, void *recvbuf,
+			 int rcount, MPI_Datatype rt, MPI_Comm comm, MPI_Request *request)
+{
+	struct fqm_call c = { .which = FQM_ALLGATHER };
+	int ret, rank, rsize = fqm_plain_size(rt), ok;
+
+	PMPI_Comm_rank(comm, &rank);
+	if (sendbuf == MPI_IN_PLACE)	/* (fabriq's in place: this rank's block of recvbuf) */
+		ok = !fqm_movement(&c, FABRIQ_COLL_ALLGATHER,
+				   (char *)recvbuf + (size_t)rank * rcount * rsize, recvbuf, rcount, rt);
+	else
+		ok = st == rt && scount == rcount &&
+		     !fqm_movement(&c, FABRIQ_COLL_ALLGATHER, sendbuf, recvbuf, scount, st);
+	if (!fqm_offload(comm, &c, ok, request, &ret))
+		return ret;
+	return request ? PMPI_Iallgather(sendbuf, scount, st, recvbuf, rcount, rt, comm, request) :
+			 PMPI_Allgather(sendbuf, scount, st, recvbuf, rcount, rt, comm);
+}
+
+static int fqm_reduce_scatter_block(const void *sendbuf, void *recvbuf, int count,
+				    MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+				    MPI_Request *request)
+{
+	struct fqm_call c = { .which = FQM_REDUCE_SCATTER_BLOCK };
+	/* MPI's in place keeps the input in recvbuf: not fabriq's layout */
+	int ret, ok = sendbuf != MPI_IN_PLACE &&
+		      !fqm_reduction(&c, FABRIQ_COLL_REDUCESCATTER, sendbuf, recvbuf, count, t, op);
+
+	if (!fqm_offload(comm, &c, ok, request, &ret))
+		return ret;
+	return request ? PMPI_Ireduce_scatter_block(sendbuf, recvbuf, count, t, op, comm, request) :
+			 PMPI_Reduce_scatter_block(sendbuf, recvbuf, count, t, op, comm);
+}
+
+static int fqm_bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm,
+		     MPI_Request *request)
+{
+	struct fqm_call c = { .which = FQM_BCAST };
+	int ret, ok = root >= 0 && !fqm_movement(&c, FABRIQ_COLL_BROADCAST, buf, buf, count, t);
+
+	c.coll.root = root;
+	if (!fqm_offload(comm, &c, ok, request, &ret))
+		return ret;
+	return request ? PMPI_Ibcast(buf, count, t, root, comm, request) :
+			 PMPI_Bcast(buf, count, t, root, comm);
+}
+
+static int fqm_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype t, MPI_Op op,
+		      int root, MPI_Comm comm, MPI_Request *request)
+{
+	struct fqm_call c = { .which = FQM_REDUCE };
+	int ret, rank, ok;
+	void *out = recvbuf;
+
+	PMPI_Comm_rank(comm, &rank);
+	/* a rank other than the root gives no output buffer: fabriq needs one */
+	if (rank != root && count > 0) {
+		c.scratch = malloc((size_t)count * (fqm_plain_size(t) ? fqm_plain_size(t) : 1));
+		out = c.scratch;
+	}
+	/* MPI_IN_PLACE: the root's input is in recvbuf, fabriq's in place */
+	ok = root >= 0 && (rank == root || sendbuf != MPI_IN_PLACE) && (out || count == 0) &&
+	     !fqm_reduction(&c, FABRIQ_COLL_REDUCE, sendbuf, out, count, t, op);
+	c.coll.root = root;
+	if (!fqm_offload(comm, &c, ok, request, &ret))
+		return ret;
+	return request ? PMPI_Ireduce(sendbuf, recvbuf, count, t, op, root, comm, request) :
+			 PMPI_Reduce(sendbuf, recvbuf, count, t, op, root, comm);
+}
+
+static int fqm_barrier(MPI_Comm comm, MPI_Request *request)
+{
+	struct fqm_call c = {
+		.which = FQM_BARRIER, .coll = { .coll = FABRIQ_COLL_BARRIER, .dtype = FABRIQ_UINT8 },
+	};
+	int ret;
+
+	if (!fqm_offload(comm, &c, 1, request, &ret))
+		return ret;
+	return request ? PMPI_Ibarrier(comm, request) : PMPI_Barrier(comm);
+}
+
+static int fqm_alltoall(const void *sendbuf, int scount, MPI_Datatype st, void *recvbuf,
+			int rcount, MPI_Datatype rt, MPI_Comm comm, MPI_Request *request)
+{
+	struct fqm_call c = { .which = FQM_ALLTOALL };
+	int ret, ok = sendbuf != MPI_IN_PLACE && st == rt && scount == rcount &&
+		      !fqm_movement(&c, FABRIQ_COLL_ALLTOALL, sendbuf, recvbuf, scount, st);
+
+	if (!fqm_offload(comm, &c, ok, request, &ret))
+		return ret;
+	return request ? PMPI_Ialltoall(sendbuf, scount, st, recvbuf, rcount, rt, comm, request) :
+			 PMPI_Alltoall(sendbuf, scount, st, recvbuf, rcount, rt, comm);
+}
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype t, MPI_Op op,
+		  MPI_Comm comm)
+{
+	return fqm_allreduce(sendbuf, recvbuf, count, t, op, comm, NULL);
+}
+
+int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype t, MPI_Op op,
+		   MPI_Comm comm, MPI_Request *request)
+{
+	return fqm_allreduce(sendbuf, recvbuf, count, t, op, comm, request);
+}
+
+int MPI_Allgather(const void *sendbuf, int scount, MPI_Datatype st, void *recvbuf, int rcount,
+		  MPI_Datatype rt, MPI_Comm comm)
+{
+	return fqm_allgather(sendbuf, scount, st, recvbuf, rcount, rt, comm, NULL);
+}
+
+int MPI_Iallgather(const void *sendbuf, int scount, MPI_Datatype st, void *recvbuf, int rcount,
+		   MPI_Datatype rt, MPI_Comm comm, MPI_Request *request)
+{
+	return fqm_allgather(sendbuf, scount, st, recvbuf, rcount, rt, comm, request);
+}
+
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int count, MPI_Datatype t,
+			     MPI_Op op, MPI_Comm comm)
+{
+	return fqm_reduce_scatter_block(sendbuf, recvbuf, count, t, op, comm, NULL);
+}
+
+int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int count, MPI_Datatype t,
+			      MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	return fqm_reduce_scatter_block(sendbuf, recvbuf, count, t, op, comm, request);
+}
+
+int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm)
+{
+	return fqm_bcast(buf, count, t, root, comm, NULL);
+}
+
+int MPI_Ibcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm,
+	       MPI_Request *request)
+{
+	return fqm_bcast(buf, count, t, root, comm, request);
+}
+
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype t, MPI_Op op, int root,
+	       MPI_Comm comm)
+{
+	return fqm_reduce(sendbuf, recvbuf, count, t, op, root, comm, NULL);
+}
+
+int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype t, MPI_Op op,
+		int root, MPI_Comm comm, MPI_Request *request)
+{
+	return fqm_reduce(sendbuf, recvbuf, count, t, op, root, comm, request);
+}
+
+int MPI_Barrier(MPI_Comm comm)
+{
+	return fqm_barrier(comm, NULL);
+}
+
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+	return fqm_barrier(comm, request);
+}
+
+int MPI_Alltoall(const void *sendbuf, int scount, MPI_Datatype st, void *recvbuf, int rcount,
+		 MPI_Datatype rt, MPI_Comm comm)
+{
+	return fqm_alltoall(sendbuf, scount, st, recvbuf, rcount, rt, comm, NULL);
+}
+
+int MPI_Ialltoall(const void *sendbuf, int scount, MPI_Datatype st, void *recvbuf, int rcount,
+		  MPI_Datatype rt, MPI_Comm comm, MPI_Request *request)
+{
+	return fqm_alltoall(sendbuf, scount, st, recvbuf, rcount, rt, comm, request);
+}
+
+int MPI_Finalize(void)
+{
+	int rank = 0, i;
+
+	if (fqm_env_on("FABRIQ_MPI_VERBOSE")) {
+		PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+		for (i = 0; i < FQM_NCALLS; i++)
+			fprintf(stderr, "fabriq_mpi: rank %d: MPI_%s %lu on fabriq, %lu fell through; "
+				"MPI_I%c%s %lu on fabriq, %lu fell through\n", rank,
+				fqm_call_names[i], fqm_counts[i][0][0], fqm_counts[i][1][0],
+				fqm_call_names[i][0] + 'a' - 'A', fqm_call_names[i] + 1,
+				fqm_counts[i][0][1], fqm_counts[i][1][1]);
+	}
+	return PMPI_Finalize();
+}

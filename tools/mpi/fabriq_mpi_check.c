@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fabriq_mpi_check.c - an ordinary MPI program (it knows nothing of
+ * fabriq) that runs every collective libfabriq_mpi.so takes, blocking and
+ * non-blocking, in place and not, on MPI_COMM_WORLD, a duplicate and a
+ * split of it, and some it must leave to MPI (a user op, a derived type,
+ * MPI_IN_PLACE forms fabriq lacks).  Each rank prints a hash of every
+ * result, so that runs with and without the preload compare bit for bit,
+ * and checks the results it can compute itself (the inputs are small
+ * integers, exact in every type): "rank R: CASE HASH ok|WRONG", into
+ * PREFIX.R when run as `fabriq_mpi_check PREFIX`, else on stdout.
+ * Exit status 1 if any result was wrong.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <mpi.h>
+
+#define N	4099		/* elements per rank: not a multiple of anything */
+
+static int rank, size, bad;
+static char out[1 << 16];
+static size_t outlen;
+
+static uint64_t hash(const void *p, size_t len)
+{
+	const unsigned char *b = p;
+	uint64_t h = 1469598103934665603ULL;
+
+	while (len--)
+		h = (h ^ *b++) * 1099511628211ULL;
+	return h;
+}
+
+/* a result: its hash, and whether it is what was expected (NULL: not checked) */
+static void report(const char *name, const void *buf, size_t len, const void *want)
+{
+	int ok = !want || !memcmp(buf, want, len);
+
+	bad |= !ok;
+	outlen += snprintf(out + outlen, sizeof(out) - outlen, "rank %d: %s %016llx %s\n", rank,
+			   name, (unsigned long long)hash(buf, len), ok ? "ok" : "WRONG");
+}
+
+static int val(int r, int i)
+{
+	return (i * 7 + r * 13) % 101;
+}
+
+static void user_maxabs(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+	int *a = in, *b = inout, i;
+
+	for (i = 0; i < *len; i++)
+		b[i] = abs(a[i]) > abs(b[i]) ? a[i] : b[i];
+}
+
+static void run(MPI_Comm comm, const char *tag)
+{
+	int r, n, i, j, root;
+	int *ia, *ib, *iw;
+	float *fa, *fb, *fw;
+	double *da, *db;
+	int64_t *la, *lb;
+	MPI_Request req[4];
+	MPI_Op maxabs;
+	MPI_Datatype pair;
+	char name[96];
+	int flag = 0, idx;
+
+	MPI_Comm_rank(comm, &r);
+	MPI_Comm_size(comm, &n);
+	ia = malloc(sizeof(int) * N * n);
+	ib = malloc(sizeof(int) * N * n);
+	iw = malloc(sizeof(int) * N * n);
+	fa = malloc(sizeof(float) * N * n);
+	fb = malloc(sizeof(float) * N * n);
+	fw = malloc(sizeof(float) * N * n);
+	da = malloc(sizeof(double) * N * n);
+	db = malloc(sizeof(double) * N * n);
+	la = malloc(sizeof(int64_t) * N * n);
+	lb = malloc(sizeof(int64_t) * N * n);
+
+	/* allreduce: int sum (checked), float sum in place (checked), double max */
+	for (i = 0; i < N; i++) {
+		ia[i] = val(r, i);
+		fb[i] = val(r, i);
+		da[i] = val(r, i) * 0.5;
+		iw[i] = 0;
+		for (j = 0; j < n; j++)
+			iw[i] += val(j, i);
+		fw[i] = iw[i];
+	}
+	MPI_Allreduce(ia, ib, N, MPI_INT, MPI_SUM, comm);
+	snprintf(name, sizeof(name), "%s allreduce int sum", tag);
+	report(name, ib, sizeof(int) * N, iw);
+	MPI_Allreduce(MPI_IN_PLACE, fb, N, MPI_FLOAT, MPI_SUM, comm);
+	snprintf(name, sizeof(name), "%s allreduce float sum in place", tag);
+	report(name, fb, sizeof(float) * N, fw);
+	MPI_Iallreduce(da, db, N, MPI_DOUBLE, MPI_MAX, comm, &req[0]);
+	MPI_Wait(&req[0], MPI_STATUS_IGNORE);
+	snprintf(name, sizeof(name), "%s iallreduce double max", tag);
+	report(name, db, sizeof(double) * N, NULL);
+
+	/* allgather: int64 (checked), in place, and non-blocking */
+	for (i = 0; i < N; i++)
+		la[i] = (int64_t)val(r, i) << 33;
+	MPI_Allgather(la, N, MPI_INT64_T, lb, N, MPI_INT64_T, comm);
+	for (j = 0; j < n; j++)
+		for (i = 0; i < N; i++)
+			la[(size_t)j * N + i] = (int64_t)val(j, i) << 33;
+	snprintf(name, sizeof(name), "%s allgather int64", tag);
+	report(name, lb, sizeof(int64_t) * N * n, la);
+	for (i = 0; i < N; i++)
+		ib[(size_t)r * N + i] = val(r, i);
+	MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, ib, N, MPI_INT, comm);
+	snprintf(name, sizeof(name), "%s allgather int in place", tag);
+	report(name, ib, sizeof(int) * N * n, NULL);
+	MPI_Iallgather(fb, N, MPI_FLOAT, fa, N, MPI_FLOAT, comm, &req[0]);
+	MPI_Waitall(1, req, MPI_STATUSES_IGNORE);
+	snprintf(name, sizeof(name), "%s iallgather float", tag);
+	report(name, fa, sizeof(float) * N * n, NULL);
+
+	/* reduce_scatter_block: float sum; non-blocking, completed by MPI_Test */
+	for (i = 0; i < N * n; i++)
+		fa[i] = val(r, i);
+	MPI_Reduce_scatter_block(fa, fb, N, MPI_FLOAT, MPI_SUM, comm);
+	snprintf(name, sizeof(name), "%s reduce_scatter_block float sum", tag);
+	report(name, fb, sizeof(float) * N, NULL);
+	MPI_Ireduce_scatter_block(fa, fw, N, MPI_FLOAT, MPI_SUM, comm, &req[0]);
+	while (!flag)
+		MPI_Test(&req[0], &flag, MPI_STATUS_IGNORE);
+	snprintf(name, sizeof(name), "%s ireduce_scatter_block float sum", tag);
+	report(name, fw, sizeof(float) * N, fb);
+
+	/* bcast from the last rank, blocking and not */
+	root = n - 1;
+	for (i = 0; i < N; i++)
+		da[i] = r == root ? val(root, i) * 1.25 : -1;
+	MPI_Bcast(da, N, MPI_DOUBLE, root, comm);
+	snprintf(name, sizeof(name), "%s bcast double", tag);
+	report(name, da, sizeof(double) * N, NULL);
+	for (i = 0; i < N; i++)
+		ia[i] = r == 0 ? val(7, i) : 0;
+	MPI_Ibcast(ia, N, MPI_INT, 0, comm, &req[0]);
+	MPI_Waitany(1, req, &idx, MPI_STATUS_IGNORE);
+	snprintf(name, sizeof(name), "%s ibcast int", tag);
+	report(name, ia, sizeof(int) * N, NULL);
+
+	/* reduce: to rank 0, in place at the root, non-blocking */
+	for (i = 0; i < N; i++)
+		ia[i] = val(r, i);
+	MPI_Reduce(ia, ib, N, MPI_INT, MPI_SUM, 0, comm);
+	if (r == 0) {
+		snprintf(name, sizeof(name), "%s reduce int sum", tag);
+		report(name, ib, sizeof(int) * N, iw);
+	}
+	for (i = 0; i < N; i++)
+		ib[i] = val(r, i);
+	MPI_Reduce(r == root ? MPI_IN_PLACE : ib, r == root ? ib : NULL, N, MPI_INT, MPI_SUM, root,
+		   comm);
+	if (r == root) {
+		snprintf(name, sizeof(name), "%s reduce int sum in place", tag);
+		report(name, ib, sizeof(int) * N, iw);
+	}
+	MPI_Ireduce(ia, ib, N, MPI_INT, MPI_MAX, 0, comm, &req[0]);
+	MPI_Wait(&req[0], MPI_STATUS_IGNORE);
+	if (r == 0) {
+		snprintf(name, sizeof(name), "%s ireduce int max", tag);
+		report(name, ib, sizeof(int) * N, NULL);
+	}
+
+	/* barrier, blocking and not */
+	MPI_Barrier(comm);
+	MPI_Ibarrier(comm, &req[0]);
+	MPI_Wait(&req[0], MPI_STATUS_IGNORE);
+
+	/* alltoall: int, blocking and not */
+	for (i = 0; i < N * n; i++)
+		ia[i] = val(r, i);
+	MPI_Alltoall(ia, N, MPI_INT, ib, N, MPI_INT, comm);
+	snprintf(name, sizeof(name), "%s alltoall int", tag);
+	report(name, ib, sizeof(int) * N * n, NULL);
+	MPI_Ialltoall(ia, N, MPI_INT, iw, N, MPI_INT, comm, &req[0]);
+	MPI_Wait(&req[0], MPI_STATUS_IGNORE);
+	snprintf(name, sizeof(name), "%s ialltoall int", tag);
+	report(name, iw, sizeof(int) * N * n, ib);
+
+	/* what MPI keeps: a user op, a derived type, reduce_scatter_block in place */
+	for (i = 0; i < N; i++) {
+		ia[i] = (r % 2 ? -1 : 1) * val(r, i);
+		iw[i] = 0;
+		for (j = 0; j < n; j++) {
+			int v = (j % 2 ? -1 : 1) * val(j, i);
+
+			iw[i] = abs(v) > abs(iw[i]) ? v : iw[i];
+		}
+	}
+	MPI_Op_create(user_maxabs, 1, &maxabs);
+	MPI_Allreduce(ia, ib, N, MPI_INT, maxabs, comm);
+	MPI_Op_free(&maxabs);
+	snprintf(name, sizeof(name), "%s allreduce int user op", tag);
+	report(name, ib, sizeof(int) * N, iw);
+	MPI_Type_contiguous(2, MPI_INT, &pair);
+	MPI_Type_commit(&pair);
+	for (i = 0; i < N - 1; i++)
+		ia[i] = val(r, i);
+	MPI_Allgather(ia, (N - 1) / 2, pair, ib, (N - 1) / 2, pair, comm);
+	MPI_Type_free(&pair);
+	snprintf(name, sizeof(name), "%s allgather derived type", tag);
+	report(name, ib, sizeof(int) * (N - 1) * n, NULL);
+	for (i = 0; i < N * n; i++)
+		fa[i] = val(r, i);
+	MPI_Reduce_scatter_block(MPI_IN_PLACE, fa, N, MPI_FLOAT, MPI_SUM, comm);
+	snprintf(name, sizeof(name), "%s reduce_scatter_block in place", tag);
+	report(name, fa, sizeof(float) * N, fb);
+
+	free(ia); free(ib); free(iw); free(fa); free(fb); free(fw);
+	free(da); free(db); free(la); free(lb);
+}
+
+int main(int argc, char **argv)
+{
+	MPI_Comm dup, half;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	run(MPI_COMM_WORLD, "world");
+	MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+	run(dup, "dup");
+	MPI_Comm_free(&dup);
+	MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+	run(half, rank % 2 ? "odd" : "even");
+	MPI_Comm_free(&half);
+	if (argc > 1) {
+		char path[4096];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s.%d", argv[1], rank);
+		f = fopen(path, "w");
+		if (!f || fputs(out, f) < 0 || fclose(f))
+			bad = 1;
+	} else {
+		fputs(out, stdout);
+		fflush(stdout);
+	}
+	MPI_Finalize();
+	return bad;
+}
