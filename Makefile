@@ -10,6 +10,9 @@
 #   make bench           collective bandwidth and latency against ib_write_bw/lat (figures)
 #   make checkpatch      checkpatch.pl --strict over kernel/ and uapi/
 #   make sparse          sparse over the module (C=2)
+#   make install         the CLI, libfabriq, libfabriq_mpi.so and the DKMS sources
+#                        into DESTDIR (prefix=/usr; what the Debian packages ship)
+#   make deb             Debian packages into build/deb (tools/deb/build), lintian-checked
 #
 # KVER/KDIR pick the kernel to build against.  The default is the newest
 # /lib/modules/*/build that has a bootable /boot/vmlinuz-*, never `uname -r`.
@@ -32,7 +35,8 @@ LINUX_SRC_TAR ?= $(firstword $(wildcard /usr/src/linux-source-6.1.tar.xz) \
 KSRC := $(BUILD)/linux-src
 
 .PHONY: all module kmod-tree cli mpi selftests clean checkpatch sparse check demo bench deps \
-	dkms-install dkms-remove ksrc check-debug bench-ab bench-profile
+	dkms-install dkms-remove ksrc check-debug bench-ab bench-profile deb \
+	install install-utils install-lib install-mpi install-dkms-src
 
 all: module cli selftests mpi
 
@@ -119,8 +123,67 @@ dkms-install: deps
 dkms-remove:
 	$(SRC)/tools/dkms.sh remove $(KVER)
 
+# Where `make install` puts things: Debian 12's places (units and udev
+# rules under /lib, since bookworm still ships them there).
+DESTDIR ?=
+prefix ?= /usr
+sbindir ?= $(prefix)/sbin
+includedir ?= $(prefix)/include
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+libdir ?= $(prefix)/lib$(if $(MULTIARCH),/$(MULTIARCH))
+datadir ?= $(prefix)/share
+mandir ?= $(datadir)/man
+sysconfdir ?= /etc
+unitdir ?= /lib/systemd/system
+udevrulesdir ?= /lib/udev/rules.d
+completiondir ?= $(datadir)/bash-completion/completions
+DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(SRC)/dkms.conf)
+LIB_VERSION := $(shell sed -n 's/^\#define FABRIQ_VERSION "\(.*\)"/\1/p' $(SRC)/kernel/core/main.c)
+# what DKMS builds: the module sources, nothing of the tools
+DKMS_FILES := Kbuild dkms.conf kernel uapi
+
+install: install-utils install-lib install-mpi install-dkms-src
+
+install-utils: cli
+	install -D -m 0755 tools/fabriq/fabriq $(DESTDIR)$(sbindir)/fabriq
+	install -D -m 0755 tools/fabriq/fabriq-exporter $(DESTDIR)$(sbindir)/fabriq-exporter
+	install -d $(DESTDIR)$(mandir)/man8 $(DESTDIR)$(mandir)/man5
+	install -m 0644 Documentation/man/*.8 $(DESTDIR)$(mandir)/man8/
+	install -m 0644 Documentation/man/*.5 $(DESTDIR)$(mandir)/man5/
+	install -D -m 0644 tools/bash-completion/fabriq $(DESTDIR)$(completiondir)/fabriq
+	rm -rf $(BUILD)/systemd
+	tools/systemd/render $(BUILD)/systemd $(sbindir) $(sysconfdir)/fabriq
+	install -d $(DESTDIR)$(unitdir) $(DESTDIR)$(udevrulesdir)
+	install -m 0644 $(BUILD)/systemd/*.service $(BUILD)/systemd/*.timer $(DESTDIR)$(unitdir)/
+	install -m 0644 $(BUILD)/systemd/*.rules $(DESTDIR)$(udevrulesdir)/
+	install -D -m 0644 Documentation/grafana/fabriq.json $(DESTDIR)$(datadir)/fabriq/grafana/fabriq.json
+
+install-lib:
+	$(MAKE) -C tools/lib
+	install -D -m 0644 tools/lib/libfabriq.so.$(LIB_VERSION) $(DESTDIR)$(libdir)/libfabriq.so.$(LIB_VERSION)
+	ln -sfn libfabriq.so.$(LIB_VERSION) $(DESTDIR)$(libdir)/libfabriq.so.0
+	ln -sfn libfabriq.so.0 $(DESTDIR)$(libdir)/libfabriq.so
+	install -m 0644 tools/lib/libfabriq.a $(DESTDIR)$(libdir)/libfabriq.a
+	install -D -m 0644 tools/lib/libfabriq.h $(DESTDIR)$(includedir)/libfabriq.h
+	install -D -m 0644 uapi/linux/fabriq.h $(DESTDIR)$(includedir)/linux/fabriq.h
+	install -D -m 0644 Documentation/man/libfabriq.3 $(DESTDIR)$(mandir)/man3/libfabriq.3
+
+install-mpi: mpi
+	install -D -m 0644 tools/mpi/libfabriq_mpi.so $(DESTDIR)$(libdir)/fabriq/libfabriq_mpi.so
+
+# /usr/src/fabriq-VERSION, as dkms add wants it (tools/dkms.sh uses this too)
+install-dkms-src:
+	install -d $(DESTDIR)/usr/src/fabriq-$(DKMS_VERSION)
+	cp -r $(DKMS_FILES:%=$(SRC)/%) $(DESTDIR)/usr/src/fabriq-$(DKMS_VERSION)/
+
+# build/deb/*.deb: fabriq-dkms, fabriq-utils, libfabriq0, libfabriq-dev and
+# fabriq-mpi, built from a copy of the tree and checked with lintian
+deb: deps
+	$(SRC)/tools/deb/build
+
 clean:
 	$(MAKE) -C $(SRC)/tools/fabriq clean
 	$(MAKE) -C $(SRC)/tools/mpi clean
+	$(MAKE) -C $(SRC)/tools/lib clean
 	$(MAKE) -C $(SRC)/selftests clean
 	rm -rf $(BUILD)

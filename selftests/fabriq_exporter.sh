@@ -55,7 +55,7 @@ wait_for 60 sh -c "$FQ_CLI stats show --prometheus | grep -q '^fabriq_comm_op_du
 # ---- the exporter and its units ----
 "$FQ_SRC/tools/systemd/render" "$units" "$FQ_SRC/tools/fabriq" /etc/fabriq \
 	"$(command -v modprobe)" "$text" || ktap_bail "render the units"
-v=$(systemd-analyze verify "$units/fabriq-exporter.service" "$units/fabriq-exporter.timer" 2>&1)
+v=$(fq_units_verify "$units/fabriq-exporter.service" "$units/fabriq-exporter.timer")
 check_eq "systemd-analyze verify finds nothing wrong in fabriq-exporter.service and .timer" "0 " "$? $v"
 run_exporter() {	# fabriq-exporter.service's ExecStart, with its Environment
 	local env exec

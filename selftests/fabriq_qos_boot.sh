@@ -55,7 +55,7 @@ run_unit() {
 "$FQ_SRC/tools/systemd/render" "$units" "$FQ_SRC/tools/fabriq" /etc/fabriq \
 	"$(command -v modprobe)" || ktap_bail "render the units"
 cp "$units/fabriq-qos@.service" "$units/fabriq-qos@fqsim74.service"
-v=$(systemd-analyze verify "$units/fabriq-qos.service" "$units/fabriq-qos@fqsim74.service" 2>&1)
+v=$(fq_units_verify "$units/fabriq-qos.service" "$units/fabriq-qos@fqsim74.service")
 rc=$?
 check_eq "systemd-analyze verify finds nothing wrong in fabriq-qos.service and fabriq-qos@.service" \
 	"0 " "$rc $v"

@@ -133,6 +133,20 @@ wait_for() {
 
 fq() { "$FQ_CLI" "$@"; }
 
+# fq_units_verify UNIT...: systemd-analyze verify, with the project's man
+# pages on MANPATH, so that each Documentation=man:... must name a real page
+fq_units_verify() {
+	local man p rc
+	man=$(mktemp -d) && mkdir -p "$man/man3" "$man/man5" "$man/man8" || return 1
+	for p in "$FQ_SRC"/Documentation/man/*.[358]; do
+		ln -s "$p" "$man/man${p##*.}/"
+	done
+	MANPATH=$man systemd-analyze verify "$@" 2>&1
+	rc=$?
+	rm -rf "$man"
+	return $rc
+}
+
 # fq_exited PID: the process has exited (gone, or a zombie not yet reaped;
 # kill -0 still succeeds on a zombie, so it cannot tell).
 fq_exited() {

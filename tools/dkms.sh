@@ -4,7 +4,8 @@
 # tools/dkms.sh {install|remove|status} [KVER] - install fabriq through DKMS.
 #
 # Stages only the module sources (Kbuild, dkms.conf, kernel/, uapi/) in
-# /usr/src/fabriq-VERSION, then runs dkms add/build/install -k KVER.
+# /usr/src/fabriq-VERSION with make install-dkms-src (as the fabriq-dkms
+# package does), then runs dkms add/build/install -k KVER.
 # "remove" takes the package out of DKMS and /usr/src again.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,8 +18,7 @@ case "$action" in
 install)
 	dkms remove -m fabriq -v "$ver" --all >/dev/null 2>&1 || true
 	rm -rf "$usrc"
-	mkdir -p "$usrc"
-	cp -r "$src/Kbuild" "$src/dkms.conf" "$src/kernel" "$src/uapi" "$usrc/"
+	make -s -C "$src" install-dkms-src DESTDIR=
 	dkms add -m fabriq -v "$ver"
 	dkms build -m fabriq -v "$ver" -k "$kver" || {
 		cat "/var/lib/dkms/fabriq/$ver/build/make.log" 2>/dev/null | tail -20 >&2
