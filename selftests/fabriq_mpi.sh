@@ -6,7 +6,8 @@
 # fabriq_mpi_check (an MPI program that knows nothing of fabriq: every
 # collective the library takes, blocking and MPI_I*, in place, on
 # MPI_COMM_WORLD, a dup and a split, and what it must leave to MPI: a user
-# op, a derived type, an MPI_IN_PLACE form fabriq lacks) runs on 2 and 4
+# op, a derived type, an MPI_IN_PLACE form fabriq lacks; messages that
+# must move while a rank is inside a collective) runs on 2 and 4
 # local ranks with and without the preload, and every result is bit for
 # bit the same and right; the library's counters and fabriq's debugfs show
 # the calls done on fabriq; an unmodified mpi4py program's comm.Allreduce
@@ -34,7 +35,7 @@ run() {
 	shift
 	while [ "$1" != -- ]; do env+=(-x "$1"); shift; done
 	shift
-	timeout 300 mpirun --oversubscribe -np "$n" --host "fqmpi:$n" --mca plm_rsh_agent false \
+	timeout 150 mpirun --oversubscribe -np "$n" --host "fqmpi:$n" --mca plm_rsh_agent false \
 		--bind-to none --mca mpi_yield_when_idle 1 --mca pml ob1 --mca btl tcp,self \
 		-x FABRIQ_MPI_DEV=fqr0,fqr1,fqr2,fqr3 "${env[@]}" \
 		"$FQ_SRC/tools/mpibench/mpibench-rank" "$@"

@@ -18,7 +18,8 @@
  * a communicator makes the same choice, as MPI requires the same kind of
  * arguments of every rank.
  *
- * Bootstrap, through MPI itself, on a communicator's first offloaded call:
+ * Bootstrap, through MPI itself, on a communicator's first offloaded
+ * blocking call (an MPI_I* call before it falls through, see fqm_get()):
  * each rank finds its RDMA port (FABRIQ_MPI_DEV: a device, or one per
  * local rank, comma-separated; else the first active port with an IPv4
  * address); the ranks exchange addresses with PMPI_Allgather; rank 0
@@ -28,7 +29,8 @@
  * lives in an attribute of the MPI one and goes with it.
  *
  * Non-blocking calls return a generalized request; MPI_Wait, MPI_Test
- * and their -all, -any and -some forms complete it.  FABRIQ_MPI_VERBOSE=1
+ * and their -all, -any and -some forms complete it.  A rank that waits
+ * for fabriq keeps MPI's own messages moving (fqm_wait()).  FABRIQ_MPI_VERBOSE=1
  * prints, at MPI_Finalize, each call's count of offloaded and fallen-
  * through calls; FABRIQ_MPI_DISABLE=1 offloads nothing.
  */
@@ -36,6 +38,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <ifaddrs.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,7 +77,6 @@ struct fqm_req {
 	struct fqm_comm *m;
 	struct fabriq_req fr;
 	MPI_Request greq;
-	void *scratch;			/* a non-root reduce's output */
 	int err;
 };
 
@@ -159,11 +161,16 @@ static int fqm_my_addr(int local_rank, char *out)
 	DIR *d;
 
 	if (env && *env) {
+		/* one device for every rank, or one per local rank: the list's
+		 * (local rank mod its length)th
+		 */
+		for (i = 0, tok = (char *)env; (tok = strchr(tok, ',')); tok++)
+			i++;
+		n = local_rank % (i + 1);
 		list = strdup(env);
-		for (tok = strtok_r(list, ",", &save), i = 0; tok; tok = strtok_r(NULL, ",", &save))
-			names[i++ % 256] = tok;
-		/* one device for every rank, or one per local rank */
-		err = i ? fqm_dev_addr(names[i == 1 ? 0 : local_rank % i], out) : -1;
+		for (tok = list ? strtok_r(list, ",", &save) : NULL; tok && n--; )
+			tok = strtok_r(NULL, ",", &save);
+		err = tok ? fqm_dev_addr(tok, out) : -1;
 		free(list);
 		return err;
 	}
@@ -229,15 +236,21 @@ static void fqm_bootstrap(MPI_Comm comm, struct fqm_comm *m)
 	if (rank == 0) {
 		uint16_t r16 = 0;
 
-		if (getrandom(&boot.id, sizeof(boot.id), 0) != sizeof(boot.id) ||
-		    getrandom(&r16, sizeof(r16), 0) != sizeof(r16) ||
-		    fabriq_key_generate(boot.key, FQM_KEY_LEN))
-			boot.id = 0;
+		/* no key, no fabriq: key_len 0 makes every rank fall through */
+		if (getrandom(&boot.id, sizeof(boot.id), 0) == sizeof(boot.id) &&
+		    getrandom(&r16, sizeof(r16), 0) == sizeof(r16) &&
+		    !fabriq_key_generate(boot.key, FQM_KEY_LEN))
+			boot.key_len = FQM_KEY_LEN;
 		boot.id |= 1;	/* never 0 */
-		boot.port = FQM_PORT_BASE + r16 % (FQM_PORT_SPAN - size);
-		boot.key_len = FQM_KEY_LEN;
+		/* (fabriq takes at most FABRIQ_MAX_RANKS ranks, far fewer than the span) */
+		boot.port = FQM_PORT_BASE + r16 % (size < FQM_PORT_SPAN ? FQM_PORT_SPAN - size : 1);
 	}
 	PMPI_Bcast(&boot, sizeof(boot), MPI_BYTE, 0, comm);
+	if (!boot.key_len) {
+		all_ok = 0;
+		err = -EIO;	/* (rank 0 drew no id or key) */
+		goto out;
+	}
 	for (i = 0; i < size; i++)
 		addrs[i] = all + (size_t)i * FQM_ADDR_LEN;
 	fabriq_comm_opts_default(&opts);
@@ -260,8 +273,16 @@ out:
 	free(addrs);
 }
 
-/* @comm's fabriq communicator, made on its first use; NULL: fall through */
-static struct fqm_comm *fqm_get(MPI_Comm comm)
+/*
+ * @comm's fabriq communicator, made on its first blocking use (@blocking);
+ * NULL: fall through.  The bootstrap is a blocking exchange: inside an
+ * MPI_I* call it could wait for a rank that first waits for this one (a
+ * receive this rank posts after its MPI_I* call), so a non-blocking call
+ * on a communicator without its twin yet falls through.  Every rank makes
+ * its calls on a communicator in the same order, so every rank decides
+ * alike.
+ */
+static struct fqm_comm *fqm_get(MPI_Comm comm, int blocking)
 {
 	struct fqm_comm *m;
 	int flag = 0, inter = 1;
@@ -274,6 +295,8 @@ static struct fqm_comm *fqm_get(MPI_Comm comm)
 		return NULL;
 	if (PMPI_Comm_get_attr(comm, fqm_keyval, &m, &flag) == MPI_SUCCESS && flag)
 		return m->fc ? m : NULL;
+	if (!blocking)
+		return NULL;
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return NULL;	/* (every rank is out of memory alike, or the job is lost anyway) */
@@ -350,7 +373,6 @@ static int fqm_op(MPI_Op op, int dt)
 struct fqm_call {
 	enum fqm_kind which;
 	struct fabriq_coll coll;
-	void *scratch;			/* to free when the call is done */
 };
 
 /* a failed call: the communicator's error handler, as MPI's own calls do */
@@ -376,10 +398,7 @@ static int fqm_query(void *extra, MPI_Status *status)
 
 static int fqm_free(void *extra)
 {
-	struct fqm_req *r = extra;
-
-	free(r->scratch);
-	free(r);
+	free(extra);
 	return MPI_SUCCESS;
 }
 
@@ -388,25 +407,46 @@ static int fqm_cancel(void *extra, int complete)
 	return MPI_SUCCESS;	/* a collective cannot be cancelled; it completes */
 }
 
+/*
+ * Wait for @fr while MPI's own traffic keeps moving.  A rank asleep in
+ * the kernel would stop Open MPI's progress, and a peer waiting for a
+ * message this rank posted before the collective (the rest of a large
+ * MPI_Isend) would never reach the collective itself.  So between tests
+ * MPI progresses (an MPI_Iprobe on MPI_COMM_SELF matches nothing but runs
+ * the progress engine) and the rank sleeps in poll() on the
+ * communicator's file for at most a millisecond: a completion wakes it at
+ * once.  Return: the call's status (0 or -errno).
+ */
+static int fqm_wait(struct fabriq_comm *fc, struct fabriq_req *fr)
+{
+	struct pollfd p = { .fd = fabriq_comm_fd(fc), .events = POLLIN };
+	int st, flag;
+
+	for (;;) {
+		st = fabriq_test(fc, fr);
+		if (st)
+			return st < 0 ? st : fr->status;
+		PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
+		poll(&p, 1, 1);
+	}
+}
+
 /* run @c on @m: blocking when @request is NULL, else behind a generalized request */
 static int fqm_run(MPI_Comm comm, struct fqm_comm *m, struct fqm_call *c, MPI_Request *request)
 {
+	struct fabriq_req fr;
 	struct fqm_req *r;
 	int err;
 
 	fqm_counts[c->which][0][request != NULL]++;
 	if (!request) {
-		err = fabriq_coll(m->fc, &c->coll, NULL);
-		free(c->scratch);
-		return fqm_errors(comm, err);
+		err = fabriq_coll(m->fc, &c->coll, &fr);
+		return fqm_errors(comm, err ?: fqm_wait(m->fc, &fr));
 	}
 	r = calloc(1, sizeof(*r));
-	if (!r) {
-		free(c->scratch);
+	if (!r)
 		return fqm_errors(comm, -ENOMEM);
-	}
 	r->m = m;
-	r->scratch = c->scratch;
 	err = fabriq_coll(m->fc, &c->coll, &r->fr);
 	if (err) {
 		fqm_free(r);
@@ -455,11 +495,15 @@ static void fqm_progress(int n, MPI_Request *reqs, int wait)
 		if (reqs[i] == MPI_REQUEST_NULL || !(r = fqm_find(reqs[i])))
 			continue;
 		if (wait) {
-			st = fabriq_wait(r->m->fc, &r->fr);
+			st = fqm_wait(r->m->fc, &r->fr);
 			if (st)
 				r->fr.status = st;
-		} else if (fabriq_test(r->m->fc, &r->fr) <= 0) {
-			continue;
+		} else {
+			st = fabriq_test(r->m->fc, &r->fr);
+			if (!st)
+				continue;
+			if (st < 0)	/* the communicator's file failed */
+				r->fr.status = st;
 		}
 		fqm_complete(r);
 	}
@@ -576,10 +620,9 @@ static int fqm_offload(MPI_Comm comm, struct fqm_call *c, int ok, MPI_Request *r
 	PMPI_Comm_size(comm, &size);
 	if (c->coll.count * fabriq_dtype_size(c->coll.dtype) * size > (1ULL << 30))
 		ok = 0;
-	m = ok ? fqm_get(comm) : NULL;
+	m = ok ? fqm_get(comm, !request) : NULL;
 
 	if (!m) {
-		free(c->scratch);
 		fqm_counts[c->which][1][request != NULL]++;
 		return 1;
 	}
@@ -651,17 +694,15 @@ static int fqm_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
 {
 	struct fqm_call c = { .which = FQM_REDUCE };
 	int ret, rank, ok;
-	void *out = recvbuf;
 
 	PMPI_Comm_rank(comm, &rank);
-	/* a rank other than the root gives no output buffer: fabriq needs one */
-	if (rank != root && count > 0) {
-		c.scratch = malloc((size_t)count * (fqm_plain_size(t) ? fqm_plain_size(t) : 1));
-		out = c.scratch;
-	}
-	/* MPI_IN_PLACE: the root's input is in recvbuf, fabriq's in place */
-	ok = root >= 0 && (rank == root || sendbuf != MPI_IN_PLACE) && (out || count == 0) &&
-	     !fqm_reduction(&c, FABRIQ_COLL_REDUCE, sendbuf, out, count, t, op);
+	/*
+	 * MPI_IN_PLACE: the root's input is in recvbuf, fabriq's in place.
+	 * Another rank's recvbuf means nothing to MPI (it may be NULL) nor to
+	 * fabriq, which reduces there in a buffer of its own.
+	 */
+	ok = root >= 0 && (rank == root || sendbuf != MPI_IN_PLACE) &&
+	     !fqm_reduction(&c, FABRIQ_COLL_REDUCE, sendbuf, recvbuf, count, t, op);
 	c.coll.root = root;
 	if (!fqm_offload(comm, &c, ok, request, &ret))
 		return ret;

@@ -4,7 +4,8 @@
  * fabriq) that runs every collective libfabriq_mpi.so takes, blocking and
  * non-blocking, in place and not, on MPI_COMM_WORLD, a duplicate and a
  * split of it, and some it must leave to MPI (a user op, a derived type,
- * MPI_IN_PLACE forms fabriq lacks).  Each rank prints a hash of every
+ * MPI_IN_PLACE forms fabriq lacks), and messages that must move while a
+ * rank is inside a collective (progress()).  Each rank prints a hash of every
  * result, so that runs with and without the preload compare bit for bit,
  * and checks the results it can compute itself (the inputs are small
  * integers, exact in every type): "rank R: CASE HASH ok|WRONG", into
@@ -220,6 +221,61 @@ static void run(MPI_Comm comm, const char *tag)
 	free(da); free(db); free(la); free(lb);
 }
 
+/*
+ * Messages that must move while a rank is inside a collective (MPI's
+ * progress rule), each 4 MiB: over TCP a rendezvous, whose data leaves
+ * only when the sender's MPI progresses.
+ *  1. Rank 0 posts an MPI_Isend to rank 1, then enters MPI_Allreduce on
+ *     @comm; rank 1 receives the message first.  A sender asleep in its
+ *     collective would never send the rest.
+ *  2. On a fresh duplicate, rank 0 starts an MPI_Iallreduce, then
+ *     receives from rank 1, which sends before its own MPI_Iallreduce.
+ *     An MPI_I* call that waited for the other ranks (to set the
+ *     communicator up) would never return to post the receive.
+ */
+static void progress(MPI_Comm comm)
+{
+	const int n = 1 << 20;
+	int *msg = calloc(n, sizeof(int)), *want = calloc(n, sizeof(int));
+	int sum = 0, one = rank + 1, total = size * (size + 1) / 2, i;
+	MPI_Request req = MPI_REQUEST_NULL;
+	MPI_Comm fresh;
+
+	if (!msg || !want)
+		abort();
+	for (i = 0; i < n; i++) {
+		msg[i] = rank == 0 ? i : 0;
+		want[i] = i;
+	}
+	if (rank == 0)
+		MPI_Isend(msg, n, MPI_INT, 1, 7, comm, &req);
+	else if (rank == 1)
+		MPI_Recv(msg, n, MPI_INT, 0, 7, comm, MPI_STATUS_IGNORE);
+	MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, comm);
+	MPI_Wait(&req, MPI_STATUS_IGNORE);
+	report("progress: isend, then allreduce", &sum, sizeof(sum), &total);
+	if (rank == 1)
+		report("progress: the message received during it", msg, sizeof(int) * n, want);
+
+	MPI_Comm_dup(comm, &fresh);
+	for (i = 0; i < n; i++) {
+		msg[i] = rank == 1 ? n - i : 0;
+		want[i] = n - i;
+	}
+	if (rank == 1)
+		MPI_Send(msg, n, MPI_INT, 0, 8, fresh);
+	MPI_Iallreduce(&one, &sum, 1, MPI_INT, MPI_SUM, fresh, &req);
+	if (rank == 0)
+		MPI_Recv(msg, n, MPI_INT, 1, 8, fresh, MPI_STATUS_IGNORE);
+	MPI_Wait(&req, MPI_STATUS_IGNORE);
+	report("progress: iallreduce on a fresh dup, then a receive", &sum, sizeof(sum), &total);
+	if (rank == 0)
+		report("progress: the message received after it", msg, sizeof(int) * n, want);
+	MPI_Comm_free(&fresh);
+	free(want);
+	free(msg);
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Comm dup, half;
@@ -228,6 +284,7 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	run(MPI_COMM_WORLD, "world");
+	progress(MPI_COMM_WORLD);
 	MPI_Comm_dup(MPI_COMM_WORLD, &dup);
 	run(dup, "dup");
 	MPI_Comm_free(&dup);
