@@ -19,7 +19,7 @@
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 51
+ktap_plan 53
 fq_require jq python3 sysctl
 fq_load_fabriq || ktap_bail "cannot load fabriq"
 fq_insmod fabriq_sim || ktap_bail "cannot load fabriq_sim"
@@ -111,6 +111,9 @@ sleep 0.5
 ev() { grep '"event":"detector"' "$tmp/mon" | jq -c "select($1)" 2>/dev/null | head -1; }
 got() { [ -n "$(ev "$1")" ]; }
 
+# a detector's counts (CONFIG_GET), as stats config show and the metrics have them
+det_count() { fq -j stats config show | jq -r ".detectors[] | select(.detector==\"$1\") | .$2"; }
+raised0=$(det_count pfc-storm raised) cleared0=$(det_count pfc-storm cleared)
 echo "tx_pause_duration prio 3 500000" > $SIM/fqsim91/port1/rate
 wait_for 10 got '.detector=="pfc-storm" and .state=="raised"'
 check_match "PFC storm: raised on fqsim91 port 1 priority 3, critical, above its threshold (the value, about 50 %, depends on when rtnl lets the sampler read ethtool)" \
@@ -127,6 +130,11 @@ check_match "PFC storm: cleared when the pause stops" '"state":"cleared","severi
 	"$(ev '.detector=="pfc-storm" and .state=="cleared"')"
 check_match "debugfs port events: raised and cleared" "pfc-storm .*raised .*prio 3.*pfc-storm .*cleared .*prio 3" \
 	"$(echo $(cat "$FQ_DBG/devices/fqsim91/port1/telemetry/events"))"
+check_eq "stats config show counts the PFC storm: raised and cleared once more" \
+	"$((raised0 + 1)) $((cleared0 + 1))" "$(det_count pfc-storm raised) $(det_count pfc-storm cleared)"
+check_match "... and so do the metrics (fabriq_detector_raised_total, _cleared_total)" \
+	"^fabriq_detector_raised_total\\{detector=\"pfc-storm\"\\} $((raised0 + 1)) fabriq_detector_cleared_total\\{detector=\"pfc-storm\"\\} $((cleared0 + 1))$" \
+	"$(fq stats show --prometheus | grep 'detector="pfc-storm"' | grep -v enabled | tr '\n' ' ' | sed 's/ $//')"
 
 # 500000 ticks/s * 4 ns = 0.2 % = 2000 ppm of every interval, above 1000 ppm
 echo "xmit_wait vl 2 500000" > $SIM/fqsim92/port1/rate

@@ -210,6 +210,18 @@ TEST_F(cfg, reply_only_attribute)
 	EXPECT_REFUSED(EINVAL, "", off);
 }
 
+TEST_F(cfg, reply_only_detector_count)
+{
+	struct nlattr *n;
+	uint32_t off;
+
+	n = req_nest_start(&self->r, FABRIQ_A_CONFIG_DET);
+	put_u8(&self->r, FABRIQ_A_CONFIG_DET_ID, FABRIQ_DET_PFC_STORM);
+	off = put_u64(&self->r, FABRIQ_A_CONFIG_DET_RAISED, 0);
+	req_nest_end(&self->r, n);
+	EXPECT_REFUSED(EINVAL, "", off);
+}
+
 TEST_F(cfg, good_request_round_trips)
 {
 	unsigned long long thr = 0;

@@ -56,12 +56,17 @@ struct fq_event {
 	u32 window_ms;
 };
 
-/* protects fq_ev_log, fq_ev_next, fq_ev_rs and fq_ev_suppressed; also fq_det_cfg writes */
+/*
+ * protects fq_ev_log, fq_ev_next, fq_ev_rs, fq_ev_suppressed and the
+ * counts; also fq_det_cfg writes
+ */
 static DEFINE_SPINLOCK(fq_ev_lock);
 static struct fq_event *fq_ev_log;
 static u64 fq_ev_next;
 static struct ratelimit_state fq_ev_rs;
 static u64 fq_ev_suppressed;
+/* every raise and clear since the load, the rate limit's drops included */
+static u64 fq_det_raised[__FABRIQ_DET_MAX], fq_det_cleared[__FABRIQ_DET_MAX];
 static u32 fq_ev_per_sec = 20;
 
 /**
@@ -99,6 +104,22 @@ void fq_det_set_events_per_sec(u32 n)
 	fq_ev_per_sec = n;
 	ratelimit_state_init(&fq_ev_rs, HZ, n);
 	ratelimit_set_flags(&fq_ev_rs, RATELIMIT_MSG_ON_RELEASE);
+	spin_unlock_bh(&fq_ev_lock);
+}
+
+/**
+ * fq_det_counts() - how often a detector raised and cleared a condition
+ * @det: enum fabriq_detector
+ * @raised: conditions raised since the module was loaded
+ * @cleared: conditions cleared since then
+ *
+ * Every one counts, also those whose event the rate limit dropped.
+ */
+void fq_det_counts(u8 det, u64 *raised, u64 *cleared)
+{
+	spin_lock_bh(&fq_ev_lock);
+	*raised = fq_det_raised[det];
+	*cleared = fq_det_cleared[det];
 	spin_unlock_bh(&fq_ev_lock);
 }
 
@@ -174,6 +195,12 @@ static void fq_ev_emit(u8 det, bool cleared, const struct fq_ev_subject *subj, u
 	struct fq_event *ev;
 	bool ok;
 
+	spin_lock_bh(&fq_ev_lock);
+	if (cleared)
+		fq_det_cleared[det]++;
+	else
+		fq_det_raised[det]++;
+	spin_unlock_bh(&fq_ev_lock);
 	ev = kzalloc(sizeof(*ev), GFP_KERNEL);
 	if (!ev)
 		return;

@@ -234,6 +234,7 @@ int fq_det_init(void);
 void fq_det_exit(void);
 void fq_det_config_get(u8 det, struct fq_det_config *cfg);
 void fq_det_config_set(u8 det, const struct fq_det_config *cfg);
+void fq_det_counts(u8 det, u64 *raised, u64 *cleared);
 u32 fq_det_events_per_sec(void);
 void fq_det_set_events_per_sec(u32 n);
 u64 fq_det_suppressed(void);

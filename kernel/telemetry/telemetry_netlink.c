@@ -366,14 +366,18 @@ static int fq_nl_put_det(struct sk_buff *skb, u8 det)
 {
 	struct nlattr *nest = nla_nest_start(skb, FABRIQ_A_CONFIG_DET);
 	struct fq_det_config cfg;
+	u64 raised, cleared;
 
 	fq_det_config_get(det, &cfg);
+	fq_det_counts(det, &raised, &cleared);
 	if (!nest || nla_put_u8(skb, FABRIQ_A_CONFIG_DET_ID, det) ||
 	    nla_put_u8(skb, FABRIQ_A_CONFIG_DET_ENABLED, cfg.enabled) ||
 	    nla_put_u64_64bit(skb, FABRIQ_A_CONFIG_DET_THRESHOLD, cfg.threshold,
 			      FABRIQ_A_CONFIG_DET_PAD) ||
 	    nla_put_u32(skb, FABRIQ_A_CONFIG_DET_WINDOW_MS, cfg.window_ms) ||
-	    nla_put_u64_64bit(skb, FABRIQ_A_CONFIG_DET_LIMIT, cfg.limit, FABRIQ_A_CONFIG_DET_PAD))
+	    nla_put_u64_64bit(skb, FABRIQ_A_CONFIG_DET_LIMIT, cfg.limit, FABRIQ_A_CONFIG_DET_PAD) ||
+	    nla_put_u64_64bit(skb, FABRIQ_A_CONFIG_DET_RAISED, raised, FABRIQ_A_CONFIG_DET_PAD) ||
+	    nla_put_u64_64bit(skb, FABRIQ_A_CONFIG_DET_CLEARED, cleared, FABRIQ_A_CONFIG_DET_PAD))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;

@@ -237,7 +237,11 @@ static void print_det(const struct nlattr *nest)
 	if (tb[FABRIQ_A_CONFIG_DET_WINDOW_MS])
 		out_uint("window_ms", "window %llu ", nla_get_u32(tb[FABRIQ_A_CONFIG_DET_WINDOW_MS]));
 	if (tb[FABRIQ_A_CONFIG_DET_LIMIT])
-		out_uint("limit", "limit %llu", nla_get_u64(tb[FABRIQ_A_CONFIG_DET_LIMIT]));
+		out_uint("limit", "limit %llu ", nla_get_u64(tb[FABRIQ_A_CONFIG_DET_LIMIT]));
+	if (tb[FABRIQ_A_CONFIG_DET_RAISED])
+		out_uint("raised", "# raised %llu ", nla_get_u64(tb[FABRIQ_A_CONFIG_DET_RAISED]));
+	if (tb[FABRIQ_A_CONFIG_DET_CLEARED])
+		out_uint("cleared", "cleared %llu", nla_get_u64(tb[FABRIQ_A_CONFIG_DET_CLEARED]));
 	out_end_object();
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * stats.h - one STATS_GET dump as the CLI holds it: ports and
- * communicators, with every counter marked present or absent.  Read by
+ * communicators, with every counter marked present or absent; and the
+ * detectors' counts from CONFIG_GET.  Read by
  * `stats show` (stats.c), `stats show --prometheus` (stats_prom.c) and
  * `top` (top.c); filled by stats_model.c.
  */
@@ -60,11 +61,22 @@ struct st_comm {
 	struct st_peer *peers;
 };
 
+/* a detector's state (CONFIG_GET) */
+struct st_det {
+	uint8_t id;
+	bool enabled;
+	uint64_t raised, cleared;
+};
+
 struct st_snap {
 	int nports;
 	struct st_port *ports;
 	int ncomms;
 	struct st_comm *comms;
+	int ndets;
+	struct st_det dets[__FABRIQ_DET_MAX];
+	bool has_suppressed;
+	uint64_t events_suppressed;
 };
 
 /* stats_model.c: filters: dev (NULL: all), port (0: all), comm (0: all) */

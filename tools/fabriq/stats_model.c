@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stats_model.c - run one STATS_GET dump and keep it as struct st_snap.
+ * stats_model.c - run one STATS_GET dump and keep it as struct st_snap,
+ * with the detectors' counts of a CONFIG_GET.
  *
  * A communicator whose peers did not fit in one message comes in several;
  * they are merged by (id, rank).
@@ -254,6 +255,35 @@ static int on_stats(struct nl_msg *msg, void *arg)
 }
 
 /* Return: 0, or 1 after printing why not. */
+/* CONFIG_GET's reply: each detector's counts, the events suppressed */
+static int on_config(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[FABRIQ_A_CONFIG_DET_MAX + 1], *a;
+	struct st_snap *s = arg;
+	struct st_det *d;
+	int rem;
+
+	fq_msg_for_each_attr(a, msg, rem) {
+		if (nla_type(a) == FABRIQ_A_CONFIG_EVENTS_SUPPRESSED && nla_len(a) == 8) {
+			s->has_suppressed = true;
+			s->events_suppressed = nla_get_u64(a);
+		}
+		if (nla_type(a) != FABRIQ_A_CONFIG_DET || s->ndets >= __FABRIQ_DET_MAX)
+			continue;
+		fq_nest_tb(a, tb, FABRIQ_A_CONFIG_DET_MAX);
+		if (!tb[FABRIQ_A_CONFIG_DET_ID] || !tb[FABRIQ_A_CONFIG_DET_RAISED] ||
+		    !tb[FABRIQ_A_CONFIG_DET_CLEARED])
+			continue;
+		d = &s->dets[s->ndets++];
+		d->id = nla_get_u8(tb[FABRIQ_A_CONFIG_DET_ID]);
+		d->enabled = tb[FABRIQ_A_CONFIG_DET_ENABLED] &&
+			     nla_get_u8(tb[FABRIQ_A_CONFIG_DET_ENABLED]);
+		d->raised = nla_get_u64(tb[FABRIQ_A_CONFIG_DET_RAISED]);
+		d->cleared = nla_get_u64(tb[FABRIQ_A_CONFIG_DET_CLEARED]);
+	}
+	return 0;
+}
+
 int st_collect(const struct st_filter *f, struct st_snap *snap)
 {
 	struct nl_msg *msg;
@@ -268,7 +298,14 @@ int st_collect(const struct st_filter *f, struct st_snap *snap)
 		return 1;
 	}
 	err = fq_nl_request(msg, on_stats, snap, "stats show");
-	return err ? 1 : 0;
+	if (err)
+		return 1;
+	msg = fq_nl_new(FABRIQ_CMD_CONFIG_GET, 0);
+	if (!msg) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return 1;
+	}
+	return fq_nl_request(msg, on_config, snap, "stats show") ? 1 : 0;
 }
 
 void st_free(struct st_snap *snap)

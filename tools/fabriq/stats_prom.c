@@ -6,8 +6,9 @@
  *
  * Every metric starts with "fabriq_"; each family has one HELP and one
  * TYPE line and its samples together; counters end in "_total"; labels
- * are device, port, priority, vl for ports and comm, rank, peer for
- * communicators.  Absent counters produce no sample.
+ * are device, port, priority, vl for ports, comm, rank, peer for
+ * communicators and detector for the detectors.  Absent counters produce
+ * no sample.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -211,6 +212,37 @@ static double p_wait(const struct st_peer *p) { return p->wait_ns / 1e9; }
 static double p_wait_last(const struct st_peer *p) { return p->wait_last_ns / 1e9; }
 static double p_slow(const struct st_peer *p) { return p->slow; }
 
+/* the detectors: what each raised and cleared since the load, whether it is on */
+static void detectors(const struct st_snap *s)
+{
+	static const struct {
+		const char *name, *type, *help;
+	} fam[] = {
+		{ "fabriq_detector_raised_total", "counter",
+		  "Conditions the detector raised since fabriq was loaded (also those whose event the rate limit dropped)." },
+		{ "fabriq_detector_cleared_total", "counter",
+		  "Conditions the detector cleared since fabriq was loaded." },
+		{ "fabriq_detector_enabled", "gauge", "1 while the detector is on." },
+	};
+	unsigned int f;
+	int i;
+
+	for (f = 0; s->ndets && f < sizeof(fam) / sizeof(fam[0]); f++) {
+		family(fam[f].name, fam[f].type, fam[f].help);
+		for (i = 0; i < s->ndets; i++) {
+			const struct st_det *d = &s->dets[i];
+
+			printf("%s{detector=\"%s\"} %" PRIu64 "\n", fam[f].name, fq_det_name(d->id),
+			       f == 0 ? d->raised : f == 1 ? d->cleared : (uint64_t)d->enabled);
+		}
+	}
+	if (s->has_suppressed) {
+		family("fabriq_events_suppressed_total", "counter",
+		       "Detector events the rate limit kept off netlink.");
+		printf("fabriq_events_suppressed_total %" PRIu64 "\n", s->events_suppressed);
+	}
+}
+
 void st_print_prometheus(const struct st_snap *s)
 {
 	port_counters(s);
@@ -237,4 +269,5 @@ void st_print_prometheus(const struct st_snap *s)
 		    "Step wait for the peer in the last operation.", p_wait_last);
 	peer_family(s, "fabriq_peer_slow", "gauge", "1 while the slow-peer detector is raised.",
 		    p_slow);
+	detectors(s);
 }

@@ -598,6 +598,8 @@ enum fabriq_config_det_attr {
 	FABRIQ_A_CONFIG_DET_THRESHOLD,	/* u64: in the detector's unit (enum fabriq_detector) */
 	FABRIQ_A_CONFIG_DET_WINDOW_MS,	/* u32: how long the condition must hold, 0-3600000 */
 	FABRIQ_A_CONFIG_DET_LIMIT,	/* u64: second limit (see Documentation/telemetry.md) */
+	FABRIQ_A_CONFIG_DET_RAISED,	/* u64, reply only: conditions raised since the load */
+	FABRIQ_A_CONFIG_DET_CLEARED,	/* u64, reply only: conditions cleared since the load */
 
 	__FABRIQ_A_CONFIG_DET_MAX,
 	FABRIQ_A_CONFIG_DET_MAX = __FABRIQ_A_CONFIG_DET_MAX - 1
