@@ -11,7 +11,9 @@
  * in MiB/s (2^20 B/s), and #wrong, the number of elements of one more call,
  * summed over ranks, whose result differs from the exact expected sum.
  * Rank r's input element i is ((i + r) % 7) + r + 1, a small integer, so
- * the sum is exact in float whatever the reduction order.
+ * the sum is exact in float whatever the reduction order.  With -H FILE,
+ * rank 0 also writes each timed call, "size(B) time(us)" per line, into
+ * FILE (the latency histogram of make bench).
  *
  * Build: mpicc -O2 -o mpibench mpibench.c
  */
@@ -24,13 +26,14 @@
 #include <unistd.h>
 
 static int rank, nranks;
+static FILE *times;	/* -H: rank 0's every timed call */
 
 static void usage(void)
 {
 	if (rank == 0)
 		fprintf(stderr,
 			"usage: mpibench [-b MINBYTES] [-e MAXBYTES] [-f FACTOR]"
-			" [-w WARMUP] [-n ITERS]\n"
+			" [-w WARMUP] [-n ITERS] [-H FILE]\n"
 			"  sizes take a K, M or G suffix (powers of 1024);"
 			" defaults -b 8 -e 8 -f 2 -w 5 -n 20\n");
 	MPI_Abort(MPI_COMM_WORLD, 2);
@@ -128,6 +131,8 @@ static void run_size(size_t bytes, float *in, float *out, long warmup, long iter
 		mean += t[k];
 	}
 	mean /= iters;
+	for (k = 0; times && k < iters; k++)
+		fprintf(times, "%zu %.3f\n", bytes, t[k]);
 	qsort(t, iters, sizeof(*t), cmp_double);
 	med = iters % 2 ? t[iters / 2] : (t[iters / 2 - 1] + t[iters / 2]) / 2;
 
@@ -165,13 +170,19 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
 
-	while ((c = getopt(argc, argv, "b:e:f:w:n:h")) != -1) {
+	while ((c = getopt(argc, argv, "b:e:f:w:n:H:h")) != -1) {
 		switch (c) {
 		case 'b': minb = parse_size(optarg); break;
 		case 'e': maxb = parse_size(optarg); break;
 		case 'f': factor = parse_long(optarg, 2); break;
 		case 'w': warmup = parse_long(optarg, 0); break;
 		case 'n': iters = parse_long(optarg, 1); break;
+		case 'H':
+			if (rank == 0 && !(times = fopen(optarg, "w"))) {
+				fprintf(stderr, "mpibench: %s: %s\n", optarg, strerror(errno));
+				MPI_Abort(MPI_COMM_WORLD, 1);
+			}
+			break;
 		default: usage();
 		}
 	}
@@ -206,6 +217,10 @@ int main(int argc, char **argv)
 			break;
 	}
 
+	if (times && fclose(times)) {
+		fprintf(stderr, "mpibench: -H: %s\n", strerror(errno));
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
 	free(t);
 	free(out);
 	free(in);
