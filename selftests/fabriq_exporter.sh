@@ -57,12 +57,7 @@ wait_for 60 sh -c "$FQ_CLI stats show --prometheus | grep -q '^fabriq_comm_op_du
 	"$(command -v modprobe)" "$text" || ktap_bail "render the units"
 v=$(fq_units_verify "$units/fabriq-exporter.service" "$units/fabriq-exporter.timer")
 check_eq "systemd-analyze verify finds nothing wrong in fabriq-exporter.service and .timer" "0 " "$? $v"
-run_exporter() {	# fabriq-exporter.service's ExecStart, with its Environment
-	local env exec
-	env=$(sed -n 's/^Environment=//p' "$units/fabriq-exporter.service")
-	exec=$(sed -n 's/^ExecStart=//p' "$units/fabriq-exporter.service")
-	env "$env" $exec
-}
+run_exporter() { fq_run_unit "$units/fabriq-exporter.service"; }
 check_true "fabriq-exporter.service's ExecStart writes $text/fabriq.prom" run_exporter
 check_true "... which passes the strict exposition parser" \
 	python3 "$here/fabriq_prom_check.py" "$text/fabriq.prom"

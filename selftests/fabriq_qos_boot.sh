@@ -38,19 +38,6 @@ intent() {
 		sort_by(.dev)'
 }
 drift() { fq -j qos show | jq -r '.[] | select(.dev | test("^fqsim7[34]$")) | .drift[]'; }
-# run_unit FILE [INSTANCE]: FILE's ExecStartPre and ExecStart lines, in
-# order, %I as INSTANCE, a leading - ignoring failure: as systemd runs them
-run_unit() {
-	local line ignore
-	while read -r line; do
-		line=${line//%I/${2:-}}
-		ignore=0
-		[ "${line#-}" != "$line" ] && ignore=1 && line=${line#-}
-		# (the units quote nothing: plain word splitting is systemd's)
-		$line || [ $ignore = 1 ] || return 1
-	done <<< "$(sed -n 's/^ExecStart\(Pre\)\?=//p' "$1")"
-}
-
 # ---- the units and the rule ----
 "$FQ_SRC/tools/systemd/render" "$units" "$FQ_SRC/tools/fabriq" /etc/fabriq \
 	"$(command -v modprobe)" || ktap_bail "render the units"
@@ -90,13 +77,13 @@ reload || ktap_bail "reload fabriq and fabriq_sim"
 check_eq "after fabriq.ko is loaded anew the ports hold no intent" \
 	'[{"dev":"fqsim73","port":1,"intent":{}},{"dev":"fqsim74","port":1,"intent":{}}]' "$(intent)"
 check_true "fabriq-qos.service's ExecStartPre and ExecStart succeed" \
-	run_unit "$units/fabriq-qos.service"
+	fq_run_unit "$units/fabriq-qos.service"
 check_eq "... every port's intent is back as saved" "$saved" "$(intent)"
 check_eq "... with no drift" "" "$(drift)"
 
 # ---- a device that is not there yet, then appears: fabriq-qos@DEV.service ----
 reload && fq_sim_del 73 || ktap_bail "reload fabriq and fabriq_sim, fqsim73 removed"
-out=$(run_unit "$units/fabriq-qos.service" 2>&1)
+out=$(fq_run_unit "$units/fabriq-qos.service" 2>&1)
 rc=$?
 check_match "with fqsim73 missing, fabriq-qos.service succeeds and says it skipped fqsim73's lines" \
 	"^0 .*no RDMA device fqsim73 here now, skipped" "$rc $(echo "$out" | tr '\n' ' ')"
@@ -104,13 +91,13 @@ check_eq "... and sets fqsim74's intent, as saved" \
 	"$(echo "$saved" | jq -c '[.[] | select(.dev == "fqsim74")]')" "$(intent)"
 fq_sim_new "73 1 ib" || ktap_bail "fqsim73 again"
 check_true "fqsim73 appears: fabriq-qos@fqsim73.service's ExecStart succeeds" \
-	run_unit "$units/fabriq-qos@.service" fqsim73
+	fq_run_unit "$units/fabriq-qos@.service" fqsim73
 check_eq "... every port's intent is back as saved" "$saved" "$(intent)"
 check_eq "... with no drift" "" "$(drift)"
 
 # ---- what fails is told (systemd puts it in the journal) ----
 echo "dev fqsim74 port 1 pfc 3,9" >> "$conf"
-out=$(run_unit "$units/fabriq-qos.service" 2>&1)
+out=$(fq_run_unit "$units/fabriq-qos.service" 2>&1)
 rc=$?
 check_match "a bad line in $conf fails the unit, naming the file, the line and the valid range" \
 	"^1 .*$conf:[0-9]+: .*pfc.*'9'.*valid" "$rc $(echo "$out" | tr '\n' ' ')"

@@ -133,6 +133,25 @@ wait_for() {
 
 fq() { "$FQ_CLI" "$@"; }
 
+# fq_run_unit FILE [INSTANCE]: what systemd runs of a oneshot unit, in a
+# subshell: its Environment= settings, then its ExecStartPre= and
+# ExecStart= lines in order, %I as INSTANCE, a leading - ignoring a
+# failure (the units quote nothing: plain word splitting is systemd's too)
+fq_run_unit() {
+	(
+		line=
+		while read -r line; do
+			[ -z "$line" ] || export "${line?}"
+		done <<< "$(sed -n 's/^Environment=//p' "$1")"
+		while read -r line; do
+			line=${line//%I/${2:-}}
+			ignore=0
+			[ "${line#-}" != "$line" ] && ignore=1 && line=${line#-}
+			$line || [ $ignore = 1 ] || exit 1
+		done <<< "$(sed -n 's/^ExecStart\(Pre\)\?=//p' "$1")"
+	)
+}
+
 # fq_units_verify UNIT...: systemd-analyze verify, with the project's man
 # pages on MANPATH, so that each Documentation=man:... must name a real page
 fq_units_verify() {

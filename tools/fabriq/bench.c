@@ -11,9 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
-#include <ifaddrs.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,70 +153,27 @@ static int parse_size(const char *s, size_t *out)
 }
 
 /* the netdev behind GID 0 of port 1 of an RDMA device */
-static int dev_netdev(const char *dev, char *ifname, size_t len)
-{
-	char path[256];
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/gid_attrs/ndevs/0", dev);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	ok = fgets(ifname, len, f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -1;
-	ifname[strcspn(ifname, "\n")] = 0;
-	return 0;
-}
-
-static int dev_cmp(const void *a, const void *b)
-{
-	return strverscmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* --ranks N without --peers: the IPv4 addresses of the first N RoCE devices */
 static int discover(struct bench *b)
 {
-	struct ifaddrs *ifa, *i;
-	char *names[256], ifname[IFNAMSIZ + 1], addr[INET_ADDRSTRLEN];
-	struct dirent *de;
-	uint32_t n = 0, found = 0;
-	DIR *d = opendir("/sys/class/infiniband");
+	char (*names)[FABRIQ_DEV_NAME_MAX] = calloc(256, sizeof(*names));
+	char ifname[IFNAMSIZ + 1], addr[INET_ADDRSTRLEN];
+	uint32_t found = 0;
+	int n = names ? fabriq_dev_list(names, 256) : -ENOMEM;
 
-	if (!d) {
-		fprintf(stderr, "%s: bench: no RDMA devices (/sys/class/infiniband)\n", prog);
-		return 1;
-	}
-	while ((de = readdir(d)) && n < 256)
-		if (de->d_name[0] != '.')
-			names[n++] = strdup(de->d_name);
-	closedir(d);
-	qsort(names, n, sizeof(names[0]), dev_cmp);
-	if (getifaddrs(&ifa))
-		return 1;
-	for (uint32_t k = 0; k < n && found < b->nranks; k++) {
-		if (dev_netdev(names[k], ifname, sizeof(ifname)))
+	if (n < 0)
+		fprintf(stderr, "%s: bench: RDMA devices: %s\n", prog, strerror(-n));
+	for (int k = 0; k < n && found < b->nranks; k++) {
+		if (fabriq_dev_ipv4(names[k], addr, sizeof(addr), ifname, sizeof(ifname)))
 			continue;
-		for (i = ifa; i; i = i->ifa_next) {
-			if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET ||
-			    strcmp(i->ifa_name, ifname))
-				continue;
-			inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, addr,
-				  sizeof(addr));
-			b->addrs[found] = strdup(addr);
-			out_text("#  Rank %2u device %-8s netdev %-10s address %s\n", found, names[k],
-				 ifname, addr);
-			found++;
-			break;
-		}
+		b->addrs[found] = strdup(addr);
+		out_text("#  Rank %2u device %-8s netdev %-10s address %s\n", found, names[k],
+			 ifname, addr);
+		found++;
 	}
-	freeifaddrs(ifa);
-	for (uint32_t k = 0; k < n; k++)
-		free(names[k]);
+	free(names);
 	if (found < b->nranks) {
-		fprintf(stderr, "%s: bench: --ranks %u needs %u RoCE devices with an IPv4 address; found %u\n",
+		fprintf(stderr, "%s: bench: --ranks %u needs %u RoCE devices with an active port and an IPv4 address; found %u\n",
 			prog, b->nranks, b->nranks, found);
 		return 1;
 	}
@@ -493,9 +448,15 @@ static void print_header(void)
 }
 
 /* one placement's columns (JSON: an object named @key) */
+/* nccl-tests' algorithm bandwidth, GB/s (10^9 B/s), as the table prints it */
+static double algbw_gbps(double bytes, double us)
+{
+	return bytes / us / 1e3;
+}
+
 static void print_half(const char *key, double us, double bytes, double factor, long wrong)
 {
-	double algbw = bytes / us / 1e3;
+	double algbw = algbw_gbps(bytes, us);
 
 	out_begin_object(key);
 	out_double("time_us", " %11.2f", us);
@@ -508,7 +469,7 @@ static void print_half(const char *key, double us, double bytes, double factor, 
 	out_end_object();
 }
 
-/* one row of the table, as print_half() computes it, for --plot */
+/* one row of the table, as print_half() prints it, for --plot */
 static void plot_row(struct bench_plot *plot, int dtype, int op, size_t bytes, const double us[2],
 		     double factor)
 {
@@ -517,7 +478,7 @@ static void plot_row(struct bench_plot *plot, int dtype, int op, size_t bytes, c
 	int p;
 
 	for (p = 0; p < 2; p++) {
-		algbw[p] = bytes / us[p] / 1e3;
+		algbw[p] = algbw_gbps(bytes, us[p]);
 		busbw[p] = algbw[p] * factor;
 	}
 	snprintf(series, sizeof(series), "%s%s%s", fabriq_dtype_name(dtype), op < 0 ? "" : " ",

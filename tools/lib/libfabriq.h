@@ -101,6 +101,18 @@ const char *fabriq_strerror(const struct fabriq_comm *c, int err);
 int fabriq_test(struct fabriq_comm *c, struct fabriq_req *req);	/* 1 done, 0 not yet */
 int fabriq_wait(struct fabriq_comm *c, struct fabriq_req *req);	/* the call's status */
 
+/*
+ * This host's RDMA devices (ports.c): fabriq_dev_list() fills @names with
+ * at most @max of them, in name order (fqr2 before fqr10), and returns
+ * how many (0 without any), or -errno.  fabriq_dev_ipv4() writes the IPv4
+ * address of the netdev behind @dev's first active port into @addr (and
+ * that netdev's name into @netdev, unless NULL): 0, or -ENODEV (no such
+ * device), -ENETDOWN (no active port), -EADDRNOTAVAIL (no netdev or no
+ * IPv4 address on it), -ENOSPC (a buffer too small), -EINVAL.
+ */
+int fabriq_dev_list(char (*names)[FABRIQ_DEV_NAME_MAX], int max);
+int fabriq_dev_ipv4(const char *dev, char *addr, size_t addrlen, char *netdev, size_t netdevlen);
+
 /* names as nccl-tests spells them; -1 / NULL when unknown */
 int fabriq_dtype_parse(const char *name);
 const char *fabriq_dtype_name(int dtype);

@@ -29,22 +29,26 @@
  * lives in an attribute of the MPI one and goes with it.
  *
  * Non-blocking calls return a generalized request; MPI_Wait, MPI_Test
- * and their -all, -any and -some forms complete it.  A rank that waits
- * for fabriq keeps MPI's own messages moving (fqm_wait()).  FABRIQ_MPI_VERBOSE=1
- * prints, at MPI_Finalize, each call's count of offloaded and fallen-
- * through calls; FABRIQ_MPI_DISABLE=1 offloads nothing.
+ * and their -all, -any and -some forms complete it, and so do the call's
+ * end after MPI_Request_free, a full queue (past FABRIQ_MAX_INFLIGHT, the
+ * oldest call is waited for), MPI_Comm_free and MPI_Finalize.  A rank
+ * that waits for fabriq keeps MPI's own messages moving (fqm_wait()).
+ * One lock serialises this library's own work (the calls it runs on
+ * fabriq, their waits included, and its bookkeeping), so threads may
+ * call it under MPI_THREAD_MULTIPLE (mpi4py asks for that level); two
+ * threads' collectives on fabriq run one after the other, which the
+ * other ranks must then issue in the same order.  FABRIQ_MPI_VERBOSE=1 prints, at MPI_Finalize, each call's
+ * count of offloaded and fallen-through calls; FABRIQ_MPI_DISABLE=1
+ * offloads nothing.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
-#include <ifaddrs.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/random.h>
 #include <mpi.h>
 
@@ -78,10 +82,13 @@ struct fqm_req {
 	struct fabriq_req fr;
 	MPI_Request greq;
 	int err;
+	int freed;			/* MPI_Request_free()d: complete it when done */
 };
 
 static int fqm_keyval = MPI_KEYVAL_INVALID;
 static struct fqm_req *fqm_pending;	/* not yet completed */
+/* this library's work: recursive, as a wait may end in a call back into it */
+static pthread_mutex_t fqm_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
 static int fqm_env_on(const char *name)
 {
@@ -92,113 +99,62 @@ static int fqm_env_on(const char *name)
 
 /* ---- the RDMA port's address ---- */
 
-/* the IPv4 address of netdev @ifname into @out; 0 or -1 */
-static int fqm_ifaddr(const char *ifname, char *out)
-{
-	struct ifaddrs *ifa, *i;
-	int err = -1;
-
-	if (getifaddrs(&ifa))
-		return -1;
-	for (i = ifa; i; i = i->ifa_next)
-		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && !strcmp(i->ifa_name, ifname) &&
-		    inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, out,
-			      FQM_ADDR_LEN)) {
-			err = 0;
-			break;
-		}
-	freeifaddrs(ifa);
-	return err;
-}
-
-static int fqm_read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fgets(buf, len, f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -1;
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
-/* an active port of device @dev with an IPv4 address on its netdev */
-static int fqm_dev_addr(const char *dev, char *out)
-{
-	char path[512], buf[64];
-	int port;
-
-	for (port = 1; port <= 8; port++) {
-		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%d/state", dev, port);
-		if (fqm_read_line(path, buf, sizeof(buf)))
-			break;
-		if (!strstr(buf, "ACTIVE"))
-			continue;
-		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%d/gid_attrs/ndevs/0",
-			 dev, port);
-		if (!fqm_read_line(path, buf, sizeof(buf)) && !fqm_ifaddr(buf, out))
-			return 0;
-	}
-	return -1;
-}
-
-static int fqm_name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* this rank's address: FABRIQ_MPI_DEV's device, or the first active port */
+/*
+ * This rank's address: FABRIQ_MPI_DEV's device (one for every rank, or
+ * one per local rank: the list's (local rank mod its length)th), or the
+ * first device with an active port and an IPv4 address.
+ */
 static int fqm_my_addr(int local_rank, char *out)
 {
 	const char *env = getenv("FABRIQ_MPI_DEV");
-	char *names[256], *list, *tok, *save = NULL;
-	struct dirent *de;
-	int n = 0, i, err = -1;
-	DIR *d;
+	char (*names)[FABRIQ_DEV_NAME_MAX], *list, *tok, *save = NULL;
+	int n, i, err = -1;
 
 	if (env && *env) {
-		/* one device for every rank, or one per local rank: the list's
-		 * (local rank mod its length)th
-		 */
 		for (i = 0, tok = (char *)env; (tok = strchr(tok, ',')); tok++)
 			i++;
 		n = local_rank % (i + 1);
 		list = strdup(env);
 		for (tok = list ? strtok_r(list, ",", &save) : NULL; tok && n--; )
 			tok = strtok_r(NULL, ",", &save);
-		err = tok ? fqm_dev_addr(tok, out) : -1;
+		err = tok ? fabriq_dev_ipv4(tok, out, FQM_ADDR_LEN, NULL, 0) : -1;
 		free(list);
 		return err;
 	}
-	d = opendir("/sys/class/infiniband");
-	if (!d)
-		return -1;
-	while ((de = readdir(d)) && n < 256)
-		if (de->d_name[0] != '.')
-			names[n++] = strdup(de->d_name);
-	closedir(d);
-	qsort(names, n, sizeof(names[0]), fqm_name_cmp);
-	for (i = 0; i < n; i++) {
-		if (err && !fqm_dev_addr(names[i], out))
-			err = 0;
-		free(names[i]);
-	}
+	names = calloc(256, sizeof(*names));
+	n = names ? fabriq_dev_list(names, 256) : -1;
+	for (i = 0; i < n && err; i++)
+		err = fabriq_dev_ipv4(names[i], out, FQM_ADDR_LEN, NULL, 0);
+	free(names);
 	return err;
 }
 
 /* ---- a communicator's fabriq twin ---- */
 
+static void fqm_finish(struct fqm_req *r);
+
+/*
+ * The MPI communicator goes (MPI_Comm_free, MPI_Finalize): its calls
+ * still pending end first (MPI lets a program free a communicator with
+ * collectives in flight), then its fabriq twin.
+ */
 static int fqm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
 	struct fqm_comm *m = attr;
+	struct fqm_req *r, *next;
 
+	pthread_mutex_lock(&fqm_lock);
+	for (r = fqm_pending; r; r = next) {
+		next = r->next;
+		if (r->m == m) {
+			fqm_finish(r);
+			next = fqm_pending;	/* (the list changed) */
+		}
+	}
 	if (m->fc)
 		fabriq_comm_destroy(m->fc);
 	free(m);
+	pthread_mutex_unlock(&fqm_lock);
 	return MPI_SUCCESS;
 }
 
@@ -431,36 +387,6 @@ static int fqm_wait(struct fabriq_comm *fc, struct fabriq_req *fr)
 	}
 }
 
-/* run @c on @m: blocking when @request is NULL, else behind a generalized request */
-static int fqm_run(MPI_Comm comm, struct fqm_comm *m, struct fqm_call *c, MPI_Request *request)
-{
-	struct fabriq_req fr;
-	struct fqm_req *r;
-	int err;
-
-	fqm_counts[c->which][0][request != NULL]++;
-	if (!request) {
-		err = fabriq_coll(m->fc, &c->coll, &fr);
-		return fqm_errors(comm, err ?: fqm_wait(m->fc, &fr));
-	}
-	r = calloc(1, sizeof(*r));
-	if (!r)
-		return fqm_errors(comm, -ENOMEM);
-	r->m = m;
-	err = fabriq_coll(m->fc, &c->coll, &r->fr);
-	if (err) {
-		fqm_free(r);
-		return fqm_errors(comm, err);
-	}
-	PMPI_Grequest_start(fqm_query, fqm_free, fqm_cancel, r, &r->greq);
-	r->next = fqm_pending;
-	fqm_pending = r;
-	*request = r->greq;
-	return MPI_SUCCESS;
-}
-
-/* ---- completing the non-blocking ones ---- */
-
 static struct fqm_req *fqm_find(MPI_Request req)
 {
 	struct fqm_req *r;
@@ -485,19 +411,105 @@ static void fqm_complete(struct fqm_req *r)
 	PMPI_Grequest_complete(r->greq);
 }
 
+/* wait for @r and complete its request */
+static void fqm_finish(struct fqm_req *r)
+{
+	int st = fqm_wait(r->m->fc, &r->fr);
+
+	if (st)
+		r->fr.status = st;
+	fqm_complete(r);
+}
+
+/*
+ * Claim what has ended of @fc's pending calls (libfabriq keeps the last
+ * 2 x FABRIQ_MAX_INFLIGHT completions it read: one left unclaimed longer
+ * would be lost), and complete those whose request the program freed.
+ * After every call on fabriq, so that nothing waits that long.
+ */
+static void fqm_sweep(struct fabriq_comm *fc)
+{
+	struct fqm_req *r, *next;
+	int st;
+
+	for (r = fqm_pending; r; r = next) {
+		next = r->next;
+		if (r->m->fc != fc)
+			continue;
+		st = fabriq_test(fc, &r->fr);
+		if (st < 0)
+			r->fr.status = st;
+		if (st && r->freed)
+			fqm_complete(r);
+	}
+}
+
+/*
+ * Queue @c on @m.  Past FABRIQ_MAX_INFLIGHT calls queued and unread,
+ * libfabriq says EAGAIN: then the oldest pending call on @m is waited
+ * for (and its request completed), and the call tried again.
+ */
+static int fqm_submit(struct fqm_comm *m, struct fqm_call *c, struct fabriq_req *fr)
+{
+	struct fqm_req *r, *oldest;
+	int err;
+
+	while ((err = fabriq_coll(m->fc, &c->coll, fr)) == -EAGAIN) {
+		oldest = NULL;
+		for (r = fqm_pending; r; r = r->next)	/* (newest first) */
+			if (r->m == m)
+				oldest = r;
+		if (!oldest)
+			break;
+		fqm_finish(oldest);
+	}
+	return err;
+}
+
+/* run @c on @m: blocking when @request is NULL, else behind a generalized request */
+static int fqm_run(MPI_Comm comm, struct fqm_comm *m, struct fqm_call *c, MPI_Request *request)
+{
+	struct fabriq_req fr;
+	struct fqm_req *r;
+	int err;
+
+	fqm_counts[c->which][0][request != NULL]++;
+	if (!request) {
+		err = fqm_submit(m, c, &fr) ?: fqm_wait(m->fc, &fr);
+		fqm_sweep(m->fc);
+		return fqm_errors(comm, err);
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return fqm_errors(comm, -ENOMEM);
+	r->m = m;
+	err = fqm_submit(m, c, &r->fr);
+	if (err) {
+		fqm_free(r);
+		return fqm_errors(comm, err);
+	}
+	PMPI_Grequest_start(fqm_query, fqm_free, fqm_cancel, r, &r->greq);
+	r->next = fqm_pending;
+	fqm_pending = r;
+	*request = r->greq;
+	return MPI_SUCCESS;
+}
+
+/* ---- completing the non-blocking ones ---- */
+
 /* complete ours among @reqs: waiting for each when @wait, else those done */
 static void fqm_progress(int n, MPI_Request *reqs, int wait)
 {
 	struct fqm_req *r;
 	int i, st;
 
+	pthread_mutex_lock(&fqm_lock);
 	for (i = 0; i < n; i++) {
 		if (reqs[i] == MPI_REQUEST_NULL || !(r = fqm_find(reqs[i])))
 			continue;
 		if (wait) {
-			st = fqm_wait(r->m->fc, &r->fr);
-			if (st)
-				r->fr.status = st;
+			fqm_finish(r);
+			continue;
 		} else {
 			st = fabriq_test(r->m->fc, &r->fr);
 			if (!st)
@@ -507,6 +519,22 @@ static void fqm_progress(int n, MPI_Request *reqs, int wait)
 		}
 		fqm_complete(r);
 	}
+	pthread_mutex_unlock(&fqm_lock);
+}
+
+/* a freed request of ours completes when its call ends (fqm_sweep, MPI_Finalize) */
+int MPI_Request_free(MPI_Request *request)
+{
+	struct fqm_req *r;
+
+	pthread_mutex_lock(&fqm_lock);
+	r = request ? fqm_find(*request) : NULL;
+	if (r) {
+		r->freed = 1;
+		fqm_sweep(r->m->fc);
+	}
+	pthread_mutex_unlock(&fqm_lock);
+	return PMPI_Request_free(request);
 }
 
 int MPI_Wait(MPI_Request *request, MPI_Status *status)
@@ -620,13 +648,15 @@ static int fqm_offload(MPI_Comm comm, struct fqm_call *c, int ok, MPI_Request *r
 	PMPI_Comm_size(comm, &size);
 	if (c->coll.count * fabriq_dtype_size(c->coll.dtype) * size > (1ULL << 30))
 		ok = 0;
+	pthread_mutex_lock(&fqm_lock);
 	m = ok ? fqm_get(comm, !request) : NULL;
-
 	if (!m) {
 		fqm_counts[c->which][1][request != NULL]++;
-		return 1;
+		pthread_mutex_unlock(&fqm_lock);
+		return 1;	/* (MPI's own call runs outside the lock) */
 	}
 	*ret = fqm_run(comm, m, c, request);
+	pthread_mutex_unlock(&fqm_lock);
 	return 0;
 }
 
@@ -819,6 +849,12 @@ int MPI_Ialltoall(const void *sendbuf, int scount, MPI_Datatype st, void *recvbu
 int MPI_Finalize(void)
 {
 	int rank = 0, i;
+
+	/* (freed requests, and those a program never waited for) */
+	pthread_mutex_lock(&fqm_lock);
+	while (fqm_pending)
+		fqm_finish(fqm_pending);
+	pthread_mutex_unlock(&fqm_lock);
 
 	if (fqm_env_on("FABRIQ_MPI_VERBOSE")) {
 		PMPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -4,9 +4,11 @@
  * fabriq) that runs every collective libfabriq_mpi.so takes, blocking and
  * non-blocking, in place and not, on MPI_COMM_WORLD, a duplicate and a
  * split of it, and some it must leave to MPI (a user op, a derived type,
- * MPI_IN_PLACE forms fabriq lacks), and messages that must move while a
- * rank is inside a collective (progress()).  Each rank prints a hash of every
- * result, so that runs with and without the preload compare bit for bit,
+ * MPI_IN_PLACE forms fabriq lacks), messages that must move while a rank
+ * is inside a collective (progress()) and many non-blocking calls left
+ * in flight (lifetimes()).  Each rank prints a
+ * hash of every result, so that runs with and without the preload compare
+ * bit for bit,
  * and checks the results it can compute itself (the inputs are small
  * integers, exact in every type): "rank R: CASE HASH ok|WRONG", into
  * PREFIX.R when run as `fabriq_mpi_check PREFIX`, else on stdout.
@@ -276,6 +278,43 @@ static void progress(MPI_Comm comm)
 	free(msg);
 }
 
+/*
+ * Non-blocking calls left in flight, on a duplicate whose first call (a
+ * barrier) set it up:
+ *  1. 100 MPI_Iallreduce at once (more than fabriq queues: 64), then
+ *     MPI_Waitall;
+ *  2. one MPI_Iallreduce left pending across 200 MPI_Allreduce (more
+ *     completions than libfabriq keeps unclaimed: 128), then waited for;
+ * (Not here: MPI_Request_free of a non-blocking collective's request,
+ * erroneous in MPI 3, which Open MPI fails; and MPI_Comm_free with one in
+ * flight, on which Open MPI 4.1 itself crashes.)
+ */
+static void lifetimes(MPI_Comm comm)
+{
+	enum { N_IN_FLIGHT = 100, N_ACROSS = 200 };
+	int in[N_IN_FLIGHT], sums[N_IN_FLIGHT], want[N_IN_FLIGHT], one = 1, x = 0, i;
+	int base = size * (size - 1) / 2, late = -1;
+	MPI_Request reqs[N_IN_FLIGHT], req;
+	MPI_Comm dup;
+
+	MPI_Comm_dup(comm, &dup);
+	MPI_Barrier(dup);
+	for (i = 0; i < N_IN_FLIGHT; i++) {
+		in[i] = rank + i;
+		want[i] = size * i + base;
+		MPI_Iallreduce(&in[i], &sums[i], 1, MPI_INT, MPI_SUM, dup, &reqs[i]);
+	}
+	MPI_Waitall(N_IN_FLIGHT, reqs, MPI_STATUSES_IGNORE);
+	report("lifetimes: 100 iallreduce in flight, then waitall", sums, sizeof(sums), want);
+
+	MPI_Iallreduce(&rank, &late, 1, MPI_INT, MPI_SUM, dup, &req);
+	for (i = 0; i < N_ACROSS; i++)
+		MPI_Allreduce(&one, &x, 1, MPI_INT, MPI_SUM, dup);
+	MPI_Wait(&req, MPI_STATUS_IGNORE);
+	report("lifetimes: an iallreduce pending across 200 allreduce", &late, sizeof(late), &base);
+	MPI_Comm_free(&dup);
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Comm dup, half;
@@ -285,6 +324,7 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	run(MPI_COMM_WORLD, "world");
 	progress(MPI_COMM_WORLD);
+	lifetimes(MPI_COMM_WORLD);
 	MPI_Comm_dup(MPI_COMM_WORLD, &dup);
 	run(dup, "dup");
 	MPI_Comm_free(&dup);
