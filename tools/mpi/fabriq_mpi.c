@@ -33,13 +33,20 @@
  * end after MPI_Request_free, a full queue (past FABRIQ_MAX_INFLIGHT, the
  * oldest call is waited for), MPI_Comm_free and MPI_Finalize.  A rank
  * that waits for fabriq keeps MPI's own messages moving (fqm_wait()).
- * One lock serialises this library's own work (the calls it runs on
- * fabriq, their waits included, and its bookkeeping), so threads may
- * call it under MPI_THREAD_MULTIPLE (mpi4py asks for that level); two
- * threads' collectives on fabriq run one after the other, which the
- * other ranks must then issue in the same order.  FABRIQ_MPI_VERBOSE=1 prints, at MPI_Finalize, each call's
- * count of offloaded and fallen-through calls; FABRIQ_MPI_DISABLE=1
- * offloads nothing.
+ *
+ * Threads (MPI_THREAD_MULTIPLE; mpi4py asks for it): one lock, fqm_lock,
+ * covers this library's bookkeeping and every libfabriq call (which
+ * keeps per-communicator state of its own), and is never held while a
+ * thread waits: not in a wait for fabriq (it is dropped between tests),
+ * not in the bootstrap's MPI collectives.  So collectives of different
+ * threads on different communicators run at once, in whatever order
+ * each rank issues them, as MPI allows.  A pending call is completed by
+ * one thread: another that needs it done waits until it is
+ * (fqm_finish()).
+ *
+ * FABRIQ_MPI_VERBOSE=1 prints, at MPI_Finalize, each call's count of
+ * offloaded and fallen-through calls; FABRIQ_MPI_DISABLE=1 offloads
+ * nothing.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -81,14 +88,20 @@ struct fqm_req {
 	struct fqm_comm *m;
 	struct fabriq_req fr;
 	MPI_Request greq;
+	uint64_t id;			/* this library's own number for it */
 	int err;
 	int freed;			/* MPI_Request_free()d: complete it when done */
+	int waiting;			/* a thread waits for it and will complete it */
 };
 
 static int fqm_keyval = MPI_KEYVAL_INVALID;
-static struct fqm_req *fqm_pending;	/* not yet completed */
-/* this library's work: recursive, as a wait may end in a call back into it */
-static pthread_mutex_t fqm_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+/* under fqm_lock: the calls not yet completed, newest first */
+static struct fqm_req *fqm_pending;
+static uint64_t fqm_next_id;
+/* this library's state and libfabriq's; never held across a wait (above) */
+static pthread_mutex_t fqm_lock = PTHREAD_MUTEX_INITIALIZER;
+/* broadcast when a pending call is completed */
+static pthread_cond_t fqm_completed = PTHREAD_COND_INITIALIZER;
 
 static int fqm_env_on(const char *name)
 {
@@ -141,20 +154,19 @@ static void fqm_finish(struct fqm_req *r);
 static int fqm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
 	struct fqm_comm *m = attr;
-	struct fqm_req *r, *next;
+	struct fqm_req *r;
 
 	pthread_mutex_lock(&fqm_lock);
-	for (r = fqm_pending; r; r = next) {
-		next = r->next;
-		if (r->m == m) {
+	do {	/* (a wait drops the lock: the list may change) */
+		for (r = fqm_pending; r && r->m != m; r = r->next)
+			;
+		if (r)
 			fqm_finish(r);
-			next = fqm_pending;	/* (the list changed) */
-		}
-	}
+	} while (r);
 	if (m->fc)
 		fabriq_comm_destroy(m->fc);
-	free(m);
 	pthread_mutex_unlock(&fqm_lock);
+	free(m);
 	return MPI_SUCCESS;
 }
 
@@ -236,7 +248,9 @@ out:
  * receive this rank posts after its MPI_I* call), so a non-blocking call
  * on a communicator without its twin yet falls through.  Every rank makes
  * its calls on a communicator in the same order, so every rank decides
- * alike.
+ * alike.  It runs without fqm_lock: only this thread may be in a
+ * collective on @comm now.
+ * Context: fqm_lock held; dropped during the bootstrap.
  */
 static struct fqm_comm *fqm_get(MPI_Comm comm, int blocking)
 {
@@ -256,8 +270,10 @@ static struct fqm_comm *fqm_get(MPI_Comm comm, int blocking)
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return NULL;	/* (every rank is out of memory alike, or the job is lost anyway) */
+	pthread_mutex_unlock(&fqm_lock);
 	fqm_bootstrap(comm, m);
 	PMPI_Comm_set_attr(comm, fqm_keyval, m);
+	pthread_mutex_lock(&fqm_lock);
 	return m->fc ? m : NULL;
 }
 
@@ -372,6 +388,7 @@ static int fqm_cancel(void *extra, int complete)
  * the progress engine) and the rank sleeps in poll() on the
  * communicator's file for at most a millisecond: a completion wakes it at
  * once.  Return: the call's status (0 or -errno).
+ * Context: fqm_lock held; dropped between tests.
  */
 static int fqm_wait(struct fabriq_comm *fc, struct fabriq_req *fr)
 {
@@ -382,8 +399,10 @@ static int fqm_wait(struct fabriq_comm *fc, struct fabriq_req *fr)
 		st = fabriq_test(fc, fr);
 		if (st)
 			return st < 0 ? st : fr->status;
+		pthread_mutex_unlock(&fqm_lock);
 		PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
 		poll(&p, 1, 1);
+		pthread_mutex_lock(&fqm_lock);
 	}
 }
 
@@ -397,7 +416,18 @@ static struct fqm_req *fqm_find(MPI_Request req)
 	return NULL;
 }
 
-static void fqm_complete(struct fqm_req *r)
+static int fqm_is_pending(uint64_t id)
+{
+	struct fqm_req *r;
+
+	for (r = fqm_pending; r; r = r->next)
+		if (r->id == id)
+			return 1;
+	return 0;
+}
+
+/* @r ended with @st (0, or -errno if fabriq could not say): complete its request */
+static void fqm_complete(struct fqm_req *r, int st)
 {
 	struct fqm_req **p;
 
@@ -406,19 +436,44 @@ static void fqm_complete(struct fqm_req *r)
 			*p = r->next;
 			break;
 		}
-	if (r->fr.status)
-		r->err = r->fr.status;
+	r->err = st ?: r->fr.status;
 	PMPI_Grequest_complete(r->greq);
+	pthread_cond_broadcast(&fqm_completed);
 }
 
-/* wait for @r and complete its request */
+/*
+ * Wait for @r and complete its request; if another thread waits for it
+ * already, until that thread has.
+ * Context: fqm_lock held; dropped while waiting.
+ */
 static void fqm_finish(struct fqm_req *r)
 {
-	int st = fqm_wait(r->m->fc, &r->fr);
+	uint64_t id = r->id;
 
-	if (st)
-		r->fr.status = st;
-	fqm_complete(r);
+	if (r->waiting) {
+		while (fqm_is_pending(id))	/* (@r may be freed once completed) */
+			pthread_cond_wait(&fqm_completed, &fqm_lock);
+		return;
+	}
+	r->waiting = 1;
+	fqm_complete(r, fqm_wait(r->m->fc, &r->fr));
+}
+
+/*
+ * Complete @r if its call has ended; one another thread waits for is
+ * left to that thread.  Return: 1 if completed here.
+ */
+static int fqm_try(struct fqm_req *r)
+{
+	int st;
+
+	if (r->waiting)
+		return 0;
+	st = fabriq_test(r->m->fc, &r->fr);
+	if (!st)
+		return 0;
+	fqm_complete(r, st < 0 ? st : 0);	/* (< 0: the communicator's file failed) */
+	return 1;
 }
 
 /*
@@ -434,13 +489,15 @@ static void fqm_sweep(struct fabriq_comm *fc)
 
 	for (r = fqm_pending; r; r = next) {
 		next = r->next;
-		if (r->m->fc != fc)
+		if (r->m->fc != fc || r->waiting)
 			continue;
-		st = fabriq_test(fc, &r->fr);
+		if (r->freed) {
+			fqm_try(r);
+			continue;
+		}
+		st = fabriq_test(fc, &r->fr);	/* (claimed: fabriq_test says so again) */
 		if (st < 0)
 			r->fr.status = st;
-		if (st && r->freed)
-			fqm_complete(r);
 	}
 }
 
@@ -448,6 +505,7 @@ static void fqm_sweep(struct fabriq_comm *fc)
  * Queue @c on @m.  Past FABRIQ_MAX_INFLIGHT calls queued and unread,
  * libfabriq says EAGAIN: then the oldest pending call on @m is waited
  * for (and its request completed), and the call tried again.
+ * Context: fqm_lock held; dropped while waiting.
  */
 static int fqm_submit(struct fqm_comm *m, struct fqm_call *c, struct fabriq_req *fr)
 {
@@ -466,8 +524,12 @@ static int fqm_submit(struct fqm_comm *m, struct fqm_call *c, struct fabriq_req 
 	return err;
 }
 
-/* run @c on @m: blocking when @request is NULL, else behind a generalized request */
-static int fqm_run(MPI_Comm comm, struct fqm_comm *m, struct fqm_call *c, MPI_Request *request)
+/*
+ * Run @c on @m: blocking when @request is NULL, else behind a generalized
+ * request.  Return: 0 or -errno.
+ * Context: fqm_lock held; dropped while waiting.
+ */
+static int fqm_run(struct fqm_comm *m, struct fqm_call *c, MPI_Request *request)
 {
 	struct fabriq_req fr;
 	struct fqm_req *r;
@@ -477,22 +539,23 @@ static int fqm_run(MPI_Comm comm, struct fqm_comm *m, struct fqm_call *c, MPI_Re
 	if (!request) {
 		err = fqm_submit(m, c, &fr) ?: fqm_wait(m->fc, &fr);
 		fqm_sweep(m->fc);
-		return fqm_errors(comm, err);
+		return err;
 	}
 	r = calloc(1, sizeof(*r));
 	if (!r)
-		return fqm_errors(comm, -ENOMEM);
+		return -ENOMEM;
 	r->m = m;
 	err = fqm_submit(m, c, &r->fr);
 	if (err) {
 		fqm_free(r);
-		return fqm_errors(comm, err);
+		return err;
 	}
 	PMPI_Grequest_start(fqm_query, fqm_free, fqm_cancel, r, &r->greq);
+	r->id = ++fqm_next_id;
 	r->next = fqm_pending;
 	fqm_pending = r;
 	*request = r->greq;
-	return MPI_SUCCESS;
+	return 0;
 }
 
 /* ---- completing the non-blocking ones ---- */
@@ -501,23 +564,16 @@ static int fqm_run(MPI_Comm comm, struct fqm_comm *m, struct fqm_call *c, MPI_Re
 static void fqm_progress(int n, MPI_Request *reqs, int wait)
 {
 	struct fqm_req *r;
-	int i, st;
+	int i;
 
 	pthread_mutex_lock(&fqm_lock);
 	for (i = 0; i < n; i++) {
 		if (reqs[i] == MPI_REQUEST_NULL || !(r = fqm_find(reqs[i])))
 			continue;
-		if (wait) {
+		if (wait)
 			fqm_finish(r);
-			continue;
-		} else {
-			st = fabriq_test(r->m->fc, &r->fr);
-			if (!st)
-				continue;
-			if (st < 0)	/* the communicator's file failed */
-				r->fr.status = st;
-		}
-		fqm_complete(r);
+		else
+			fqm_try(r);
 	}
 	pthread_mutex_unlock(&fqm_lock);
 }
@@ -642,7 +698,7 @@ static int fqm_movement(struct fqm_call *c, int coll, const void *sendbuf, void 
 static int fqm_offload(MPI_Comm comm, struct fqm_call *c, int ok, MPI_Request *request, int *ret)
 {
 	struct fqm_comm *m;
-	int size = 0;
+	int size = 0, err;
 
 	/* within fabriq's limit: count x type size x ranks at most 1 GiB */
 	PMPI_Comm_size(comm, &size);
@@ -655,8 +711,9 @@ static int fqm_offload(MPI_Comm comm, struct fqm_call *c, int ok, MPI_Request *r
 		pthread_mutex_unlock(&fqm_lock);
 		return 1;	/* (MPI's own call runs outside the lock) */
 	}
-	*ret = fqm_run(comm, m, c, request);
+	err = fqm_run(m, c, request);
 	pthread_mutex_unlock(&fqm_lock);
+	*ret = fqm_errors(comm, err);	/* (an error handler may call MPI: unlocked) */
 	return 0;
 }
 

@@ -5,8 +5,10 @@
  * non-blocking, in place and not, on MPI_COMM_WORLD, a duplicate and a
  * split of it, and some it must leave to MPI (a user op, a derived type,
  * MPI_IN_PLACE forms fabriq lacks), messages that must move while a rank
- * is inside a collective (progress()) and many non-blocking calls left
- * in flight (lifetimes()).  Each rank prints a
+ * is inside a collective (progress()), many non-blocking calls left
+ * in flight (lifetimes()) and two threads' collectives on communicators
+ * of their own, issued in a different order on different ranks
+ * (threads()).  Each rank prints a
  * hash of every result, so that runs with and without the preload compare
  * bit for bit,
  * and checks the results it can compute itself (the inputs are small
@@ -14,15 +16,17 @@
  * PREFIX.R when run as `fabriq_mpi_check PREFIX`, else on stdout.
  * Exit status 1 if any result was wrong.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <mpi.h>
 
 #define N	4099		/* elements per rank: not a multiple of anything */
 
-static int rank, size, bad;
+static int rank, size, bad, threaded;
 static char out[1 << 16];
 static size_t outlen;
 
@@ -315,16 +319,79 @@ static void lifetimes(MPI_Comm comm)
 	MPI_Comm_free(&dup);
 }
 
+/* one thread of threads(): N_THREAD_CALLS allreduces on its communicator */
+enum { N_THREAD_CALLS = 20 };
+struct th_calls {
+	MPI_Comm comm;
+	int late;		/* starts 0.2 s after the other thread */
+	int sums[N_THREAD_CALLS];
+};
+
+static void *th_run(void *arg)
+{
+	struct th_calls *t = arg;
+	int i, in;
+
+	if (t->late)
+		usleep(200000);
+	for (i = 0; i < N_THREAD_CALLS; i++) {
+		in = rank + i;
+		MPI_Allreduce(&in, &t->sums[i], 1, MPI_INT, MPI_SUM, t->comm);
+	}
+	return NULL;
+}
+
+/*
+ * Two threads, each with a duplicate of @comm set up beforehand (a
+ * barrier), run their allreduces at the same time; thread 0 starts first
+ * on even ranks, thread 1 on odd ones.  MPI_THREAD_MULTIPLE allows
+ * collectives on different communicators at once, in any order across
+ * ranks: a library that ran one thread's collective at a time would have
+ * each rank wait inside the one its peer reaches last.  Skipped when MPI
+ * gives less than MPI_THREAD_MULTIPLE (the same with and without the
+ * preload).
+ */
+static void threads(MPI_Comm comm)
+{
+	struct th_calls t[2] = { 0 };
+	int want[N_THREAD_CALLS], i, k;
+	pthread_t id[2];
+
+	if (!threaded) {
+		report("threads: skipped (no MPI_THREAD_MULTIPLE)", "", 0, NULL);
+		return;
+	}
+	for (i = 0; i < N_THREAD_CALLS; i++)
+		want[i] = size * i + size * (size - 1) / 2;
+	for (k = 0; k < 2; k++) {
+		MPI_Comm_dup(comm, &t[k].comm);
+		MPI_Barrier(t[k].comm);
+		t[k].late = rank % 2 != k;
+	}
+	for (k = 0; k < 2; k++)
+		if (pthread_create(&id[k], NULL, th_run, &t[k]))
+			abort();
+	for (k = 0; k < 2; k++) {
+		pthread_join(id[k], NULL);
+		report(k ? "threads: thread 1's allreduces" : "threads: thread 0's allreduces",
+		       t[k].sums, sizeof(t[k].sums), want);
+		MPI_Comm_free(&t[k].comm);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Comm dup, half;
+	int provided = MPI_THREAD_SINGLE;
 
-	MPI_Init(&argc, &argv);
+	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+	threaded = provided == MPI_THREAD_MULTIPLE;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	run(MPI_COMM_WORLD, "world");
 	progress(MPI_COMM_WORLD);
 	lifetimes(MPI_COMM_WORLD);
+	threads(MPI_COMM_WORLD);
 	MPI_Comm_dup(MPI_COMM_WORLD, &dup);
 	run(dup, "dup");
 	MPI_Comm_free(&dup);
