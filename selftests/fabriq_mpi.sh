@@ -7,7 +7,8 @@
 # collective the library takes, blocking and MPI_I*, in place, on
 # MPI_COMM_WORLD, a dup and a split, and what it must leave to MPI: a user
 # op, a derived type, an MPI_IN_PLACE form fabriq lacks; messages that
-# must move while a rank is inside a collective; two threads' collectives
+# must move while a rank is inside a collective; types of the same
+# signature that differ across ranks; two threads' collectives
 # on communicators of their own, begun in opposite orders) runs on 2 and 4
 # local ranks with and without the preload, and every result is bit for
 # bit the same and right; the library's counters and fabriq's debugfs show

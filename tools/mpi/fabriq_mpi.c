@@ -8,15 +8,19 @@
  * what fabriq can do goes to /dev/fabriq, everything else to PMPI_*.
  *
  * Offloaded: intracommunicators (MPI_COMM_WORLD, and those from
- * MPI_Comm_dup, MPI_Comm_split, ...); predefined contiguous types (any
- * for the collectives that only move data, the integer and floating-point
- * ones fabriq reduces for the others); MPI_SUM, MPI_PROD, MPI_MIN and
- * MPI_MAX (and MPI_BAND, MPI_BOR, MPI_BXOR on integers); MPI_IN_PLACE
+ * MPI_Comm_dup, MPI_Comm_split, ...); for the collectives that only move
+ * data (bcast, allgather, alltoall) any types, as bytes: MPI lets ranks
+ * pass different types of the same signature (4 MPI_INT on one rank, a
+ * contiguous type of 4 on another, a vector on a third), so the choice
+ * rests on the byte count alone, and a type whose data has gaps goes
+ * through a packed copy (struct fqm_buf); for the reductions, whose type
+ * and op MPI requires to be the same on every rank, the integer and
+ * floating-point types fabriq reduces, with MPI_SUM, MPI_PROD, MPI_MIN
+ * and MPI_MAX (and MPI_BAND, MPI_BOR, MPI_BXOR on integers); MPI_IN_PLACE
  * where fabriq has the same layout (allreduce, allgather, bcast, reduce at
- * the root).  Falls through: intercommunicators, derived types, user ops,
- * the other MPI_IN_PLACE forms, counts past fabriq's limits.  Every rank of
- * a communicator makes the same choice, as MPI requires the same kind of
- * arguments of every rank.
+ * the root).  Falls through: intercommunicators, derived types and user
+ * ops in reductions, the other MPI_IN_PLACE forms, counts past fabriq's
+ * limits.  Every rank of a communicator makes the same choice.
  *
  * Bootstrap, through MPI itself, on a communicator's first offloaded
  * blocking call (an MPI_I* call before it falls through, see fqm_get()):
@@ -35,8 +39,9 @@
  * that waits for fabriq keeps MPI's own messages moving (fqm_wait()).
  *
  * Threads (MPI_THREAD_MULTIPLE; mpi4py asks for it): one lock, fqm_lock,
- * covers this library's bookkeeping and every libfabriq call (which
- * keeps per-communicator state of its own), and is never held while a
+ * covers this library's bookkeeping and every libfabriq call on a
+ * communicator set up (libfabriq keeps per-communicator state of its
+ * own: the completions it read), and is never held while a
  * thread waits: not in a wait for fabriq (it is dropped between tests),
  * not in the bootstrap's MPI collectives.  So collectives of different
  * threads on different communicators run at once, in whatever order
@@ -50,6 +55,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -82,6 +88,23 @@ struct fqm_comm {
 	struct fabriq_comm *fc;		/* NULL: this communicator falls through */
 };
 
+/*
+ * A buffer of a data-movement collective: @count elements of @t at @user,
+ * which fabriq reads (@in) or writes (@out) as their bytes back to back:
+ * the user's own if they lie so, else a copy (@packed) packed before the
+ * call and unpacked after it (@t is then a duplicate, which lives as long
+ * as the copy: the program may free its type before the call ends).
+ */
+struct fqm_buf {
+	void *user;
+	long long count;
+	MPI_Datatype t;
+	MPI_Comm comm;
+	int in, out;
+	long long bytes;		/* what fabriq moves there: any other count is erroneous */
+	void *packed;
+};
+
 /* a non-blocking call on fabriq, behind a generalized request */
 struct fqm_req {
 	struct fqm_req *next;
@@ -92,6 +115,8 @@ struct fqm_req {
 	int err;
 	int freed;			/* MPI_Request_free()d: complete it when done */
 	int waiting;			/* a thread waits for it and will complete it */
+	struct fqm_buf bufs[2];		/* its packed copies (struct fqm_call) */
+	int nbufs;
 };
 
 static int fqm_keyval = MPI_KEYVAL_INVALID;
@@ -248,18 +273,16 @@ out:
  * receive this rank posts after its MPI_I* call), so a non-blocking call
  * on a communicator without its twin yet falls through.  Every rank makes
  * its calls on a communicator in the same order, so every rank decides
- * alike.  It runs without fqm_lock: only this thread may be in a
+ * alike.  @comm is an intracommunicator (fqm_offload() checked).  The
+ * bootstrap runs without fqm_lock: only this thread may be in a
  * collective on @comm now.
  * Context: fqm_lock held; dropped during the bootstrap.
  */
 static struct fqm_comm *fqm_get(MPI_Comm comm, int blocking)
 {
 	struct fqm_comm *m;
-	int flag = 0, inter = 1;
+	int flag = 0;
 
-	if (fqm_env_on("FABRIQ_MPI_DISABLE") || comm == MPI_COMM_NULL ||
-	    PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
-		return NULL;
 	if (fqm_keyval == MPI_KEYVAL_INVALID &&
 	    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, fqm_delete, &fqm_keyval, NULL))
 		return NULL;
@@ -279,18 +302,24 @@ static struct fqm_comm *fqm_get(MPI_Comm comm, int blocking)
 
 /* ---- what fabriq can take ---- */
 
-/* a predefined type whose elements lie back to back: its size, else 0 */
-static int fqm_plain_size(MPI_Datatype t)
+/*
+ * The bytes of @count elements of @t at @user (-1: MPI cannot say), and
+ * where they start if they lie back to back (*@at; else NULL: the type
+ * leaves gaps, between or inside its elements).
+ */
+static long long fqm_span(const void *user, long long count, MPI_Datatype t, void **at)
 {
-	int ni, na, nd, combiner, size;
-	MPI_Aint lb, extent;
+	MPI_Aint lb, extent, true_lb, true_extent;
+	int size;
 
-	if (t == MPI_DATATYPE_NULL ||
-	    PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) || combiner != MPI_COMBINER_NAMED ||
-	    PMPI_Type_size(t, &size) || PMPI_Type_get_extent(t, &lb, &extent) ||
-	    lb != 0 || extent != size)
-		return 0;
-	return size;
+	*at = NULL;
+	if (count < 0 || t == MPI_DATATYPE_NULL || PMPI_Type_size(t, &size) || size < 0 ||
+	    PMPI_Type_get_extent(t, &lb, &extent) ||
+	    PMPI_Type_get_true_extent(t, &true_lb, &true_extent))
+		return -1;
+	if (true_extent == size && (count <= 1 || extent == size))
+		*at = (char *)user + true_lb;
+	return count * size;
 }
 
 /* fabriq's type for reducing @t, or -1 */
@@ -341,10 +370,18 @@ static int fqm_op(MPI_Op op, int dt)
 
 /* ---- running one call ---- */
 
-/* one collective as fabriq takes it */
+/*
+ * One collective as fabriq takes it.  A data movement's buffers are
+ * placed by fqm_bufs_ready(): @bufs[0] is the output (and the input of a
+ * broadcast, or of an allgather in place, @send_off bytes into it),
+ * @bufs[1] the input.
+ */
 struct fqm_call {
 	enum fqm_kind which;
 	struct fabriq_coll coll;
+	struct fqm_buf bufs[2];
+	int nbufs;
+	uint64_t send_off;
 };
 
 /* a failed call: the communicator's error handler, as MPI's own calls do */
@@ -355,6 +392,78 @@ static int fqm_errors(MPI_Comm comm, int err)
 	fprintf(stderr, "fabriq_mpi: a collective on fabriq failed: %s\n", strerror(-err));
 	PMPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);
 	return MPI_ERR_OTHER;
+}
+
+/*
+ * @b's bytes for fabriq: the user's, or a packed copy (packed now if the
+ * call reads it).  Return: their address, or 0 with *@err set.
+ */
+static uint64_t fqm_buf_ready(struct fqm_buf *b, int *err)
+{
+	void *at;
+	long long bytes = fqm_span(b->user, b->count, b->t, &at);
+	int psize = 0, pos = 0;
+
+	if (bytes != b->bytes || bytes > INT_MAX) {	/* (signatures that do not match) */
+		*err = -EINVAL;
+		return 0;
+	}
+	if (at)
+		return (uintptr_t)at;
+	/* (MPI's packed form is the bytes themselves, but on a heterogeneous MPI) */
+	if (PMPI_Pack_size(b->count, b->t, b->comm, &psize) || psize != bytes) {
+		*err = -EOPNOTSUPP;
+		return 0;
+	}
+	b->packed = malloc(bytes);
+	if (!b->packed || PMPI_Type_dup(b->t, &b->t)) {
+		free(b->packed);
+		b->packed = NULL;
+		*err = -ENOMEM;
+		return 0;
+	}
+	if (b->in && PMPI_Pack(b->user, b->count, b->t, b->packed, psize, &pos, b->comm)) {
+		*err = -EIO;
+		return 0;	/* (fqm_buf_done() frees it) */
+	}
+	return (uintptr_t)b->packed;
+}
+
+/* the call of @b ended with @st: its packed copy unpacked (if it went well and fabriq wrote it), and freed */
+static void fqm_buf_done(struct fqm_buf *b, int st)
+{
+	int pos = 0;
+
+	if (!b->packed)
+		return;
+	if (!st && b->out)
+		PMPI_Unpack(b->packed, (int)b->bytes, &pos, b->user, b->count, b->t, b->comm);
+	PMPI_Type_free(&b->t);
+	free(b->packed);
+	b->packed = NULL;
+}
+
+/* Point @c's fabriq call at its buffers' bytes (fqm_buf_ready()).  Return: 0 or -errno. */
+static int fqm_bufs_ready(struct fqm_call *c)
+{
+	uint64_t at[2] = { 0 };
+	int i, err = 0;
+
+	for (i = 0; i < c->nbufs && !err; i++)
+		at[i] = fqm_buf_ready(&c->bufs[i], &err);
+	if (err || !c->nbufs)
+		return err;
+	c->coll.recvbuf = at[0];
+	c->coll.sendbuf = c->nbufs == 2 ? at[1] : at[0] + c->send_off;
+	return 0;
+}
+
+static void fqm_bufs_done(struct fqm_buf *bufs, int n, int st)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		fqm_buf_done(&bufs[i], st);
 }
 
 static int fqm_query(void *extra, MPI_Status *status)
@@ -377,33 +486,6 @@ static int fqm_free(void *extra)
 static int fqm_cancel(void *extra, int complete)
 {
 	return MPI_SUCCESS;	/* a collective cannot be cancelled; it completes */
-}
-
-/*
- * Wait for @fr while MPI's own traffic keeps moving.  A rank asleep in
- * the kernel would stop Open MPI's progress, and a peer waiting for a
- * message this rank posted before the collective (the rest of a large
- * MPI_Isend) would never reach the collective itself.  So between tests
- * MPI progresses (an MPI_Iprobe on MPI_COMM_SELF matches nothing but runs
- * the progress engine) and the rank sleeps in poll() on the
- * communicator's file for at most a millisecond: a completion wakes it at
- * once.  Return: the call's status (0 or -errno).
- * Context: fqm_lock held; dropped between tests.
- */
-static int fqm_wait(struct fabriq_comm *fc, struct fabriq_req *fr)
-{
-	struct pollfd p = { .fd = fabriq_comm_fd(fc), .events = POLLIN };
-	int st, flag;
-
-	for (;;) {
-		st = fabriq_test(fc, fr);
-		if (st)
-			return st < 0 ? st : fr->status;
-		pthread_mutex_unlock(&fqm_lock);
-		PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
-		poll(&p, 1, 1);
-		pthread_mutex_lock(&fqm_lock);
-	}
 }
 
 static struct fqm_req *fqm_find(MPI_Request req)
@@ -437,8 +519,61 @@ static void fqm_complete(struct fqm_req *r, int st)
 			break;
 		}
 	r->err = st ?: r->fr.status;
+	fqm_bufs_done(r->bufs, r->nbufs, r->err);
 	PMPI_Grequest_complete(r->greq);
 	pthread_cond_broadcast(&fqm_completed);
+}
+
+/*
+ * Claim what has ended of @fc's pending calls, those other threads wait
+ * for too: libfabriq keeps the last 2 x FABRIQ_MAX_INFLIGHT completions
+ * it read, and one left unclaimed longer would be lost.  So after every
+ * test that may have read some (fqm_wait(), fqm_try()).  Complete those
+ * whose request the program freed, unless a thread waits for them.
+ */
+static void fqm_sweep(struct fabriq_comm *fc)
+{
+	struct fqm_req *r, *next;
+	int st;
+
+	for (r = fqm_pending; r; r = next) {
+		next = r->next;
+		if (r->m->fc != fc)
+			continue;
+		st = fabriq_test(fc, &r->fr);	/* (claimed: fabriq_test says so again) */
+		if (st < 0)
+			r->fr.status = st;
+		if (st && r->freed && !r->waiting)
+			fqm_complete(r, st < 0 ? st : 0);
+	}
+}
+
+/*
+ * Wait for @fr while MPI's own traffic keeps moving.  A rank asleep in
+ * the kernel would stop Open MPI's progress, and a peer waiting for a
+ * message this rank posted before the collective (the rest of a large
+ * MPI_Isend) would never reach the collective itself.  So between tests
+ * MPI progresses (an MPI_Iprobe on MPI_COMM_SELF matches nothing but runs
+ * the progress engine) and the rank sleeps in poll() on the
+ * communicator's file for at most a millisecond: a completion wakes it at
+ * once.  Return: the call's status (0 or -errno).
+ * Context: fqm_lock held; dropped between tests.
+ */
+static int fqm_wait(struct fabriq_comm *fc, struct fabriq_req *fr)
+{
+	struct pollfd p = { .fd = fabriq_comm_fd(fc), .events = POLLIN };
+	int st, flag;
+
+	for (;;) {
+		st = fabriq_test(fc, fr);
+		fqm_sweep(fc);
+		if (st)
+			return st < 0 ? st : fr->status;
+		pthread_mutex_unlock(&fqm_lock);
+		PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
+		poll(&p, 1, 1);
+		pthread_mutex_lock(&fqm_lock);
+	}
 }
 
 /*
@@ -459,46 +594,17 @@ static void fqm_finish(struct fqm_req *r)
 	fqm_complete(r, fqm_wait(r->m->fc, &r->fr));
 }
 
-/*
- * Complete @r if its call has ended; one another thread waits for is
- * left to that thread.  Return: 1 if completed here.
- */
-static int fqm_try(struct fqm_req *r)
+/* Complete @r if its call has ended, unless another thread waits for it. */
+static void fqm_try(struct fqm_req *r)
 {
 	int st;
 
 	if (r->waiting)
-		return 0;
+		return;
 	st = fabriq_test(r->m->fc, &r->fr);
-	if (!st)
-		return 0;
-	fqm_complete(r, st < 0 ? st : 0);	/* (< 0: the communicator's file failed) */
-	return 1;
-}
-
-/*
- * Claim what has ended of @fc's pending calls (libfabriq keeps the last
- * 2 x FABRIQ_MAX_INFLIGHT completions it read: one left unclaimed longer
- * would be lost), and complete those whose request the program freed.
- * After every call on fabriq, so that nothing waits that long.
- */
-static void fqm_sweep(struct fabriq_comm *fc)
-{
-	struct fqm_req *r, *next;
-	int st;
-
-	for (r = fqm_pending; r; r = next) {
-		next = r->next;
-		if (r->m->fc != fc || r->waiting)
-			continue;
-		if (r->freed) {
-			fqm_try(r);
-			continue;
-		}
-		st = fabriq_test(fc, &r->fr);	/* (claimed: fabriq_test says so again) */
-		if (st < 0)
-			r->fr.status = st;
-	}
+	fqm_sweep(r->m->fc);	/* (@r is not freed: the program holds its request) */
+	if (st)
+		fqm_complete(r, st < 0 ? st : 0);	/* (< 0: the communicator's file failed) */
 }
 
 /*
@@ -536,26 +642,31 @@ static int fqm_run(struct fqm_comm *m, struct fqm_call *c, MPI_Request *request)
 	int err;
 
 	fqm_counts[c->which][0][request != NULL]++;
+	err = fqm_bufs_ready(c);
+	if (err)
+		goto done;
 	if (!request) {
 		err = fqm_submit(m, c, &fr) ?: fqm_wait(m->fc, &fr);
-		fqm_sweep(m->fc);
-		return err;
+		goto done;
 	}
 	r = calloc(1, sizeof(*r));
-	if (!r)
-		return -ENOMEM;
-	r->m = m;
-	err = fqm_submit(m, c, &r->fr);
+	err = r ? fqm_submit(m, c, &r->fr) : -ENOMEM;
 	if (err) {
-		fqm_free(r);
-		return err;
+		free(r);
+		goto done;
 	}
+	r->m = m;
+	memcpy(r->bufs, c->bufs, sizeof(r->bufs));	/* (its copies end with it) */
+	r->nbufs = c->nbufs;
 	PMPI_Grequest_start(fqm_query, fqm_free, fqm_cancel, r, &r->greq);
 	r->id = ++fqm_next_id;
 	r->next = fqm_pending;
 	fqm_pending = r;
 	*request = r->greq;
 	return 0;
+done:
+	fqm_bufs_done(c->bufs, c->nbufs, err);
+	return err;
 }
 
 /* ---- completing the non-blocking ones ---- */
@@ -679,29 +790,40 @@ static int fqm_reduction(struct fqm_call *c, int coll, const void *sendbuf, void
 	return 0;
 }
 
-/* a data movement of @count elements of @t as bytes into @c, or -1 */
-static int fqm_movement(struct fqm_call *c, int coll, const void *sendbuf, void *recvbuf,
-			int count, MPI_Datatype t)
+/*
+ * A data movement into @c, @block bytes per rank (-1: MPI cannot say, fall
+ * through): the same on every rank, whatever types each passes.
+ */
+static int fqm_movement(struct fqm_call *c, int coll, long long block)
 {
-	int size = fqm_plain_size(t);
-
-	if (!size || count < 0)
+	if (block < 0)
 		return -1;
-	c->coll = (struct fabriq_coll){
-		.coll = coll, .dtype = FABRIQ_UINT8, .count = (uint64_t)count * size,
-		.sendbuf = (uintptr_t)sendbuf, .recvbuf = (uintptr_t)recvbuf,
-	};
+	c->coll = (struct fabriq_coll){ .coll = coll, .dtype = FABRIQ_UINT8, .count = block };
 	return 0;
+}
+
+/* @c's next buffer: @count elements of @t at @user, @bytes of them, read (@in) and/or written (@out) */
+static void fqm_buf_add(struct fqm_call *c, MPI_Comm comm, const void *user, long long count,
+			MPI_Datatype t, long long bytes, int in, int out)
+{
+	c->bufs[c->nbufs++] = (struct fqm_buf){
+		.user = (void *)user, .count = count, .t = t, .comm = comm,
+		.in = in, .out = out, .bytes = bytes,
+	};
 }
 
 /* @c on @comm's fabriq communicator if it has one; else 1: fall through */
 static int fqm_offload(MPI_Comm comm, struct fqm_call *c, int ok, MPI_Request *request, int *ret)
 {
 	struct fqm_comm *m;
-	int size = 0, err;
+	int size = 0, inter = 1, err;
 
+	/* (MPI's checks of @comm may call its error handler: not under the lock) */
+	if (fqm_env_on("FABRIQ_MPI_DISABLE") || comm == MPI_COMM_NULL ||
+	    PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
+	    PMPI_Comm_size(comm, &size) != MPI_SUCCESS)
+		ok = 0;
 	/* within fabriq's limit: count x type size x ranks at most 1 GiB */
-	PMPI_Comm_size(comm, &size);
 	if (c->coll.count * fabriq_dtype_size(c->coll.dtype) * size > (1ULL << 30))
 		ok = 0;
 	pthread_mutex_lock(&fqm_lock);
@@ -733,15 +855,20 @@ static int fqm_allgather(const void *sendbuf, int scount, MPI_Datatype st, void 
 			 int rcount, MPI_Datatype rt, MPI_Comm comm, MPI_Request *request)
 {
 	struct fqm_call c = { .which = FQM_ALLGATHER };
-	int ret, rank, rsize = fqm_plain_size(rt), ok;
+	int ret, rank, size, ok;
+	long long block;
+	void *at;
 
 	PMPI_Comm_rank(comm, &rank);
-	if (sendbuf == MPI_IN_PLACE)	/* (fabriq's in place: this rank's block of recvbuf) */
-		ok = !fqm_movement(&c, FABRIQ_COLL_ALLGATHER,
-				   (char *)recvbuf + (size_t)rank * rcount * rsize, recvbuf, rcount, rt);
-	else
-		ok = st == rt && scount == rcount &&
-		     !fqm_movement(&c, FABRIQ_COLL_ALLGATHER, sendbuf, recvbuf, scount, st);
+	PMPI_Comm_size(comm, &size);
+	block = fqm_span(recvbuf, rcount, rt, &at);
+	ok = !fqm_movement(&c, FABRIQ_COLL_ALLGATHER, block);
+	/* in place: the input is this rank's block of recvbuf, also fabriq's */
+	fqm_buf_add(&c, comm, recvbuf, (long long)rcount * size, rt, block * size,
+		    sendbuf == MPI_IN_PLACE, 1);
+	if (sendbuf != MPI_IN_PLACE)
+		fqm_buf_add(&c, comm, sendbuf, scount, st, block, 1, 0);
+	c.send_off = (uint64_t)rank * block;
 	if (!fqm_offload(comm, &c, ok, request, &ret))
 		return ret;
 	return request ? PMPI_Iallgather(sendbuf, scount, st, recvbuf, rcount, rt, comm, request) :
@@ -767,8 +894,14 @@ static int fqm_bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm co
 		     MPI_Request *request)
 {
 	struct fqm_call c = { .which = FQM_BCAST };
-	int ret, ok = root >= 0 && !fqm_movement(&c, FABRIQ_COLL_BROADCAST, buf, buf, count, t);
+	int ret, rank, ok;
+	long long bytes;
+	void *at;
 
+	PMPI_Comm_rank(comm, &rank);
+	bytes = fqm_span(buf, count, t, &at);
+	ok = root >= 0 && !fqm_movement(&c, FABRIQ_COLL_BROADCAST, bytes);
+	fqm_buf_add(&c, comm, buf, count, t, bytes, rank == root, rank != root);
 	c.coll.root = root;
 	if (!fqm_offload(comm, &c, ok, request, &ret))
 		return ret;
@@ -813,9 +946,16 @@ static int fqm_alltoall(const void *sendbuf, int scount, MPI_Datatype st, void *
 			int rcount, MPI_Datatype rt, MPI_Comm comm, MPI_Request *request)
 {
 	struct fqm_call c = { .which = FQM_ALLTOALL };
-	int ret, ok = sendbuf != MPI_IN_PLACE && st == rt && scount == rcount &&
-		      !fqm_movement(&c, FABRIQ_COLL_ALLTOALL, sendbuf, recvbuf, scount, st);
+	int ret, size, ok;
+	long long block;
+	void *at;
 
+	PMPI_Comm_size(comm, &size);
+	block = fqm_span(recvbuf, rcount, rt, &at);
+	/* (MPI's in place keeps the input in recvbuf: not fabriq's layout) */
+	ok = sendbuf != MPI_IN_PLACE && !fqm_movement(&c, FABRIQ_COLL_ALLTOALL, block);
+	fqm_buf_add(&c, comm, recvbuf, (long long)rcount * size, rt, block * size, 0, 1);
+	fqm_buf_add(&c, comm, sendbuf, (long long)scount * size, st, block * size, 1, 0);
 	if (!fqm_offload(comm, &c, ok, request, &ret))
 		return ret;
 	return request ? PMPI_Ialltoall(sendbuf, scount, st, recvbuf, rcount, rt, comm, request) :

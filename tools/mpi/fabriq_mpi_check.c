@@ -6,8 +6,9 @@
  * split of it, and some it must leave to MPI (a user op, a derived type,
  * MPI_IN_PLACE forms fabriq lacks), messages that must move while a rank
  * is inside a collective (progress()), many non-blocking calls left
- * in flight (lifetimes()) and two threads' collectives on communicators
- * of their own, issued in a different order on different ranks
+ * in flight (lifetimes()), ranks that pass different types of the same
+ * signature (types()) and two threads' collectives on communicators of
+ * their own, issued in a different order on different ranks
  * (threads()).  Each rank prints a
  * hash of every result, so that runs with and without the preload compare
  * bit for bit,
@@ -289,13 +290,14 @@ static void progress(MPI_Comm comm)
  *     MPI_Waitall;
  *  2. one MPI_Iallreduce left pending across 200 MPI_Allreduce (more
  *     completions than libfabriq keeps unclaimed: 128), then waited for;
+ *  3. the same across 300 MPI_Iallreduce each waited for at once;
  * (Not here: MPI_Request_free of a non-blocking collective's request,
  * erroneous in MPI 3, which Open MPI fails; and MPI_Comm_free with one in
  * flight, on which Open MPI 4.1 itself crashes.)
  */
 static void lifetimes(MPI_Comm comm)
 {
-	enum { N_IN_FLIGHT = 100, N_ACROSS = 200 };
+	enum { N_IN_FLIGHT = 100, N_ACROSS = 200, N_ACROSS_WAITED = 300 };
 	int in[N_IN_FLIGHT], sums[N_IN_FLIGHT], want[N_IN_FLIGHT], one = 1, x = 0, i;
 	int base = size * (size - 1) / 2, late = -1;
 	MPI_Request reqs[N_IN_FLIGHT], req;
@@ -316,7 +318,102 @@ static void lifetimes(MPI_Comm comm)
 		MPI_Allreduce(&one, &x, 1, MPI_INT, MPI_SUM, dup);
 	MPI_Wait(&req, MPI_STATUS_IGNORE);
 	report("lifetimes: an iallreduce pending across 200 allreduce", &late, sizeof(late), &base);
+
+	late = -1;
+	MPI_Iallreduce(&rank, &late, 1, MPI_INT, MPI_SUM, dup, &req);
+	for (i = 0; i < N_ACROSS_WAITED; i++) {
+		MPI_Iallreduce(&one, &x, 1, MPI_INT, MPI_SUM, dup, &reqs[0]);
+		MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+	}
+	MPI_Wait(&req, MPI_STATUS_IGNORE);
+	report("lifetimes: an iallreduce pending across 300 iallreduce and wait", &late,
+	       sizeof(late), &base);
 	MPI_Comm_free(&dup);
+}
+
+/*
+ * Ranks passing different types of the same signature, as MPI allows for
+ * the collectives that only move data: even ranks TN MPI_INT, odd ranks
+ * one contiguous type of TN ints, or a vector (every other int; resized
+ * to 2 TN ints, so that blocks follow on) that leaves gaps, which must
+ * stay as they were (-1).  A library choosing by type would offload on
+ * some ranks and not on others, and they would wait for each other.
+ *  1. MPI_Bcast from rank 0: odd ranks receive into a vector;
+ *  2. MPI_Iallgather: odd ranks send from a vector and receive into one
+ *     that they free before MPI_Wait (MPI keeps it for the call);
+ *  3. MPI_Alltoall: odd ranks send a contiguous type, receive into a vector.
+ */
+static void types(MPI_Comm comm)
+{
+	enum { TN = 1000 };
+	size_t all = (size_t)2 * TN * size;
+	int *s = malloc(all * sizeof(int)), *r = malloc(all * sizeof(int));
+	int *want = malloc(all * sizeof(int)), odd = rank % 2, i, j;
+	MPI_Datatype contig, vec, vecr, vecr_early;
+	MPI_Request req;
+
+	if (!s || !r || !want)
+		abort();
+	MPI_Type_contiguous(TN, MPI_INT, &contig);
+	MPI_Type_commit(&contig);
+	MPI_Type_vector(TN, 1, 2, MPI_INT, &vec);
+	MPI_Type_create_resized(vec, 0, (MPI_Aint)(2 * TN * sizeof(int)), &vecr);
+	MPI_Type_commit(&vec);
+	MPI_Type_commit(&vecr);
+	/* where element i of block j lands on this rank: packed, or every other int */
+#define AT(j, i) (odd ? 2 * ((j) * TN + (i)) : (j) * TN + (i))
+
+	for (i = 0; i < (int)all; i++)
+		r[i] = want[i] = -1;
+	for (i = 0; i < TN; i++) {
+		if (rank == 0)
+			r[i] = val(0, i);
+		want[AT(0, i)] = val(0, i);
+	}
+	if (odd)
+		MPI_Bcast(r, 1, vec, 0, comm);
+	else
+		MPI_Bcast(r, TN, MPI_INT, 0, comm);
+	report("types: bcast of ints, into a vector on odd ranks", r, all * sizeof(int), want);
+
+	MPI_Type_dup(vecr, &vecr_early);
+	for (i = 0; i < (int)all; i++)
+		s[i] = r[i] = want[i] = -1;
+	for (i = 0; i < TN; i++)
+		s[AT(0, i)] = val(rank, i);
+	for (j = 0; j < size; j++)
+		for (i = 0; i < TN; i++)
+			want[AT(j, i)] = val(j, i);
+	if (odd) {
+		MPI_Iallgather(s, 1, vec, r, 1, vecr_early, comm, &req);
+		MPI_Type_free(&vecr_early);
+	} else {
+		MPI_Iallgather(s, TN, MPI_INT, r, TN, MPI_INT, comm, &req);
+		MPI_Type_free(&vecr_early);
+	}
+	MPI_Wait(&req, MPI_STATUS_IGNORE);
+	report("types: iallgather from and into vectors on odd ranks", r, all * sizeof(int), want);
+
+	for (i = 0; i < (int)all; i++)
+		r[i] = want[i] = -1;
+	for (j = 0; j < size; j++)
+		for (i = 0; i < TN; i++) {
+			s[j * TN + i] = val(rank * size + j, i);
+			want[AT(j, i)] = val(j * size + rank, i);
+		}
+	if (odd)
+		MPI_Alltoall(s, 1, contig, r, 1, vecr, comm);
+	else
+		MPI_Alltoall(s, TN, MPI_INT, r, TN, MPI_INT, comm);
+	report("types: alltoall, a contiguous type and a vector on odd ranks", r,
+	       all * sizeof(int), want);
+#undef AT
+	MPI_Type_free(&contig);
+	MPI_Type_free(&vec);
+	MPI_Type_free(&vecr);
+	free(s);
+	free(r);
+	free(want);
 }
 
 /* one thread of threads(): N_THREAD_CALLS allreduces on its communicator */
@@ -391,6 +488,7 @@ int main(int argc, char **argv)
 	run(MPI_COMM_WORLD, "world");
 	progress(MPI_COMM_WORLD);
 	lifetimes(MPI_COMM_WORLD);
+	types(MPI_COMM_WORLD);
 	threads(MPI_COMM_WORLD);
 	MPI_Comm_dup(MPI_COMM_WORLD, &dup);
 	run(dup, "dup");
