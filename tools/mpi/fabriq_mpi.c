@@ -43,7 +43,10 @@
  * communicator set up (libfabriq keeps per-communicator state of its
  * own: the completions it read), and is never held while a
  * thread waits: not in a wait for fabriq (it is dropped between tests),
- * not in the bootstrap's MPI collectives.  So collectives of different
+ * not in the bootstrap's MPI collectives; nor where MPI may call back
+ * (its checks of a communicator, error handlers, packing a blocking
+ * call's buffers; only a non-blocking call's copy is unpacked under it,
+ * when the call completes).  So collectives of different
  * threads on different communicators run at once, in whatever order
  * each rank issues them, as MPI allows.  A pending call is completed by
  * one thread: another that needs it done waits until it is
@@ -303,9 +306,36 @@ static struct fqm_comm *fqm_get(MPI_Comm comm, int blocking)
 /* ---- what fabriq can take ---- */
 
 /*
+ * Does @t hold its elements in memory order, each once: a predefined
+ * type, or a duplicate, contiguous run or resizing of one that does?
+ * (An indexed type, a vector with a negative stride or a struct may
+ * leave no gap and still be in another order, or repeat an element.)
+ */
+static int fqm_in_order(MPI_Datatype t, int depth)
+{
+	int ni, na, nd, combiner, ints[2], ok = 0;
+	MPI_Aint addrs[2];
+	MPI_Datatype base;
+
+	if (PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner))
+		return 0;
+	if (combiner == MPI_COMBINER_NAMED)
+		return 1;
+	if ((combiner != MPI_COMBINER_DUP && combiner != MPI_COMBINER_CONTIGUOUS &&
+	     combiner != MPI_COMBINER_RESIZED) || ni > 2 || na > 2 || nd != 1 || depth > 8 ||
+	    PMPI_Type_get_contents(t, ni, na, nd, ints, addrs, &base))
+		return 0;
+	ok = fqm_in_order(base, depth + 1);
+	if (PMPI_Type_get_envelope(base, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
+	    combiner != MPI_COMBINER_NAMED)
+		PMPI_Type_free(&base);	/* (get_contents made a handle of it) */
+	return ok;
+}
+
+/*
  * The bytes of @count elements of @t at @user (-1: MPI cannot say), and
- * where they start if they lie back to back (*@at; else NULL: the type
- * leaves gaps, between or inside its elements).
+ * where they start if they lie back to back, in order (*@at; else NULL:
+ * the type leaves gaps, or holds its elements in another order).
  */
 static long long fqm_span(const void *user, long long count, MPI_Datatype t, void **at)
 {
@@ -317,7 +347,7 @@ static long long fqm_span(const void *user, long long count, MPI_Datatype t, voi
 	    PMPI_Type_get_extent(t, &lb, &extent) ||
 	    PMPI_Type_get_true_extent(t, &true_lb, &true_extent))
 		return -1;
-	if (true_extent == size && (count <= 1 || extent == size))
+	if (true_extent == size && (count <= 1 || extent == size) && fqm_in_order(t, 0))
 		*at = (char *)user + true_lb;
 	return count * size;
 }
@@ -403,6 +433,7 @@ static uint64_t fqm_buf_ready(struct fqm_buf *b, int *err)
 	void *at;
 	long long bytes = fqm_span(b->user, b->count, b->t, &at);
 	int psize = 0, pos = 0;
+	MPI_Datatype copy;
 
 	if (bytes != b->bytes || bytes > INT_MAX) {	/* (signatures that do not match) */
 		*err = -EINVAL;
@@ -415,12 +446,18 @@ static uint64_t fqm_buf_ready(struct fqm_buf *b, int *err)
 		*err = -EOPNOTSUPP;
 		return 0;
 	}
-	b->packed = malloc(bytes);
-	if (!b->packed || PMPI_Type_dup(b->t, &b->t)) {
+	/* (a copy of the type, for after the program freed its own: no attributes, no callbacks) */
+	b->packed = malloc(bytes ?: 1);
+	if (!b->packed || PMPI_Type_contiguous(1, b->t, &copy)) {
 		free(b->packed);
 		b->packed = NULL;
 		*err = -ENOMEM;
 		return 0;
+	}
+	b->t = copy;
+	if (PMPI_Type_commit(&b->t)) {
+		*err = -ENOMEM;
+		return 0;	/* (fqm_buf_done() frees both) */
 	}
 	if (b->in && PMPI_Pack(b->user, b->count, b->t, b->packed, psize, &pos, b->comm)) {
 		*err = -EIO;
@@ -632,7 +669,7 @@ static int fqm_submit(struct fqm_comm *m, struct fqm_call *c, struct fabriq_req 
 
 /*
  * Run @c on @m: blocking when @request is NULL, else behind a generalized
- * request.  Return: 0 or -errno.
+ * request, which takes @c's packed copies along.  Return: 0 or -errno.
  * Context: fqm_lock held; dropped while waiting.
  */
 static int fqm_run(struct fqm_comm *m, struct fqm_call *c, MPI_Request *request)
@@ -642,18 +679,13 @@ static int fqm_run(struct fqm_comm *m, struct fqm_call *c, MPI_Request *request)
 	int err;
 
 	fqm_counts[c->which][0][request != NULL]++;
-	err = fqm_bufs_ready(c);
-	if (err)
-		goto done;
-	if (!request) {
-		err = fqm_submit(m, c, &fr) ?: fqm_wait(m->fc, &fr);
-		goto done;
-	}
+	if (!request)
+		return fqm_submit(m, c, &fr) ?: fqm_wait(m->fc, &fr);
 	r = calloc(1, sizeof(*r));
 	err = r ? fqm_submit(m, c, &r->fr) : -ENOMEM;
 	if (err) {
 		free(r);
-		goto done;
+		return err;
 	}
 	r->m = m;
 	memcpy(r->bufs, c->bufs, sizeof(r->bufs));	/* (its copies end with it) */
@@ -664,9 +696,6 @@ static int fqm_run(struct fqm_comm *m, struct fqm_call *c, MPI_Request *request)
 	fqm_pending = r;
 	*request = r->greq;
 	return 0;
-done:
-	fqm_bufs_done(c->bufs, c->nbufs, err);
-	return err;
 }
 
 /* ---- completing the non-blocking ones ---- */
@@ -828,14 +857,21 @@ static int fqm_offload(MPI_Comm comm, struct fqm_call *c, int ok, MPI_Request *r
 		ok = 0;
 	pthread_mutex_lock(&fqm_lock);
 	m = ok ? fqm_get(comm, !request) : NULL;
-	if (!m) {
+	if (!m)
 		fqm_counts[c->which][1][request != NULL]++;
-		pthread_mutex_unlock(&fqm_lock);
-		return 1;	/* (MPI's own call runs outside the lock) */
-	}
-	err = fqm_run(m, c, request);
 	pthread_mutex_unlock(&fqm_lock);
-	*ret = fqm_errors(comm, err);	/* (an error handler may call MPI: unlocked) */
+	if (!m)
+		return 1;	/* (MPI's own call runs outside the lock) */
+	/* packing, unpacking and error handlers may call back into MPI: unlocked */
+	err = fqm_bufs_ready(c);
+	if (!err) {
+		pthread_mutex_lock(&fqm_lock);
+		err = fqm_run(m, c, request);
+		pthread_mutex_unlock(&fqm_lock);
+	}
+	if (err || !request)
+		fqm_bufs_done(c->bufs, c->nbufs, err);
+	*ret = fqm_errors(comm, err);
 	return 0;
 }
 

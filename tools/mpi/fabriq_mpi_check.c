@@ -341,7 +341,9 @@ static void lifetimes(MPI_Comm comm)
  *  1. MPI_Bcast from rank 0: odd ranks receive into a vector;
  *  2. MPI_Iallgather: odd ranks send from a vector and receive into one
  *     that they free before MPI_Wait (MPI keeps it for the call);
- *  3. MPI_Alltoall: odd ranks send a contiguous type, receive into a vector.
+ *  3. MPI_Alltoall: odd ranks send a contiguous type, receive into a vector;
+ *  4. MPI_Bcast from rank 0: odd ranks receive into an indexed type that
+ *     has no gap but holds the ints in reverse order.
  */
 static void types(MPI_Comm comm)
 {
@@ -349,10 +351,11 @@ static void types(MPI_Comm comm)
 	size_t all = (size_t)2 * TN * size;
 	int *s = malloc(all * sizeof(int)), *r = malloc(all * sizeof(int));
 	int *want = malloc(all * sizeof(int)), odd = rank % 2, i, j;
-	MPI_Datatype contig, vec, vecr, vecr_early;
+	MPI_Datatype contig, vec, vecr, vecr_early, reversed;
+	int *displs = malloc(TN * sizeof(int));
 	MPI_Request req;
 
-	if (!s || !r || !want)
+	if (!s || !r || !want || !displs)
 		abort();
 	MPI_Type_contiguous(TN, MPI_INT, &contig);
 	MPI_Type_commit(&contig);
@@ -408,6 +411,21 @@ static void types(MPI_Comm comm)
 	report("types: alltoall, a contiguous type and a vector on odd ranks", r,
 	       all * sizeof(int), want);
 #undef AT
+
+	for (i = 0; i < TN; i++) {
+		displs[i] = TN - 1 - i;
+		r[i] = rank == 0 ? val(0, i) : -1;
+		want[odd ? TN - 1 - i : i] = val(0, i);
+	}
+	MPI_Type_create_indexed_block(TN, 1, displs, MPI_INT, &reversed);
+	MPI_Type_commit(&reversed);
+	if (odd)
+		MPI_Bcast(r, 1, reversed, 0, comm);
+	else
+		MPI_Bcast(r, TN, MPI_INT, 0, comm);
+	report("types: bcast into ints in reverse order on odd ranks", r, TN * sizeof(int), want);
+	MPI_Type_free(&reversed);
+	free(displs);
 	MPI_Type_free(&contig);
 	MPI_Type_free(&vec);
 	MPI_Type_free(&vecr);
