@@ -195,6 +195,7 @@ struct zmsg {
 	uint64_t msg;			/* index in it */
 	uint64_t *freed;		/* and its fq_xstate.freed */
 	uint32_t ret;			/* credits carried back */
+	uint8_t into;			/* what the sender says the receiver does */
 	int credit_only;
 	int sent;
 	unsigned char data[PIPE_CHUNK];
@@ -298,6 +299,7 @@ static int pipe_send(struct rank *R, int me, uint32_t a, uint32_t i)
 	m->src = xs->input ? fq_fresh_src(&R->fresh, off) :
 		 (x->buf == FQ_BUF_SRC ? R->src : R->work) + off;
 	m->len = len;
+	m->into = x->into;
 	m->ack = &z_acks[me][fq_pipe_slot(p, a)][i];
 	m->msg = xs->msgs;
 	m->freed = &xs->freed;
@@ -368,10 +370,15 @@ static int pipe_place(struct rank *R, int me, uint32_t a, uint32_t i)
 	struct zmsg *m = z_head[x->peer][me][c];
 	uint64_t off;
 
-	fq_pipe_msg(p, x, xs->msgs, &off, &len);
+	fq_pipe_msg(p, x, xs->issued, &off, &len);
 	if (m->len != len) {
 		printf("# rank %d step %u: got %llu bytes from %u, expected %u\n", me, ps->k,
 		       (unsigned long long)m->len, x->peer, len);
+		exit(1);
+	}
+	if (m->into != x->op) {	/* cm.c reads only a copy into place */
+		printf("# rank %d step %u: %u sent for receive op %u, the receive is op %u\n",
+		       me, ps->k, x->peer, m->into, x->op);
 		exit(1);
 	}
 	land(R, x, xs->input, off, m->data, len);
@@ -380,6 +387,7 @@ static int pipe_place(struct rank *R, int me, uint32_t a, uint32_t i)
 		z_tail[x->peer][me][c] = &z_head[x->peer][me][c];
 	free(m);
 	recv_seq[x->peer][me]++;
+	xs->issued++;
 	xs->msgs++;
 	if (xport) {		/* fq_cm_consume, then the pass's retry */
 		zc[me][x->peer][c].unplaced--;

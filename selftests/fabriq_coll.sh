@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 38
+ktap_plan 39
 fq_require jq sysctl pkill tcpdump
 fq_load_fabriq || ktap_bail "cannot load fabriq"
 fq_ranks_up 8 || ktap_bail "cannot set up 8 local ranks"
@@ -120,19 +120,41 @@ ktap_diag "the CM's own answers (DREP: $(fq_pcap_tos /tmp/fq_coll_tc.pcap "$(fq_
 fq qos set dev fqr1 tc 0
 rm -f /tmp/fq_coll_tc.pcap /tmp/fq_coll_tc.err
 
-# Selective signalling: a 1 MiB broadcast from rank 0 is 16 zero-copy
-# sends a call, posted in chains as rank 1's credits come back in batches
-# of 4; only a chain's last send and every 4th ask for a completion
-# (signalling every send, as before, delivers one per send).
-fq bench broadcast --ranks 2 --peers 198.19.0.1,198.19.0.2 -b 1M -e 1M -n 100000 -c 0 \
+# Selective signalling: a 2-rank 1 MiB allreduce is 16 zero-copy sends
+# a call each way, which the peer reduces (so never read requests),
+# posted in chains as the peer's credits come back in batches of 4; only
+# a chain's last send and every 4th ask for a completion (signalling
+# every send, as before, delivers one per send).
+fq bench allreduce --ranks 2 --peers 198.19.0.1,198.19.0.2 -b 1M -e 1M -n 100000 -c 0 \
 	--port 19350 --id 0xb0ca >/dev/null 2>&1 &
 wait_for 30 sh -c "$FQ_CLI comm show id 0xb0ca | grep -c 'state ready' | grep -qx 2"
 sleep 3
-read -r sent cqes <<< "$(awk '$1 == 1 { print $11, $12 }' "$FQ_DBG/comms/b0ca-r0/peers")"
-ktap_diag "broadcast, rank 0 to rank 1: ${sent:-?} sends completed, ${cqes:-?} completions delivered"
-check_true "... at most half as many send completions as sends (64 sends or more)" \
-	test "${sent:-0}" -ge 64 -a "$((${cqes:-0} * 2))" -le "${sent:-0}"
+read -r sent cqes rts <<< "$(awk '$1 == 1 { print $11, $12, $19 }' "$FQ_DBG/comms/b0ca-r0/peers")"
+ktap_diag "allreduce, rank 0 to rank 1: ${sent:-?} sends completed, ${cqes:-?} completions delivered, ${rts:-?} read requests"
+check_true "... at most half as many send completions as sends (64 sends or more), no read request" \
+	test "${sent:-0}" -ge 64 -a "$((${cqes:-0} * 2))" -le "${sent:-0}" -a "${rts:-1}" = 0
 pkill -f -- '--port 19350'
+wait
+
+# Rendezvous (cm.c): a 1 MiB broadcast's 16 messages a call, which rank 1
+# copies into place, go as read requests that rank 1 reads straight into
+# its buffer, each once.  Stopped, the bench holds between calls, or in
+# a call whose peer holds before it: then at most FQ_CREDITS (8) read
+# requests are unread.  The bench's own syncs are small plain messages.
+fq bench broadcast --ranks 2 --peers 198.19.0.1,198.19.0.2 -b 1M -e 1M -n 100000 -c 0 \
+	--port 19360 --id 0xb0cb >/dev/null 2>&1 &
+wait_for 30 sh -c "$FQ_CLI comm show id 0xb0cb | grep -c 'state ready' | grep -qx 2"
+sleep 3
+pkill -STOP -f -- '--port 19360'
+sleep 2
+read -r sent rts <<< "$(awk '$1 == 1 { print $11, $19 }' "$FQ_DBG/comms/b0cb-r0/peers")"
+read -r reads <<< "$(awk '$1 == 0 { print $20 }' "$FQ_DBG/comms/b0cb-r1/peers")"
+ktap_diag "broadcast, rank 0 to rank 1: ${sent:-?} sends completed, ${rts:-?} of them read requests; rank 1 read ${reads:-?}"
+check_true "... every 16 KiB+ message a read request (64 or more), each read once" \
+	test "${rts:-0}" -ge 64 -a "${rts:-0}" -ge "$((${sent:-0} - 4))" \
+	-a "${reads:-0}" -le "${rts:-0}" -a "${reads:-0}" -ge "$((${rts:-0} - 8))"
+pkill -CONT -f -- '--port 19360'
+pkill -f -- '--port 19360'
 wait
 
 # No step barrier (pipe.c): a 2-rank ring allreduce of 4 MiB is two steps

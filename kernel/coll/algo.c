@@ -99,9 +99,17 @@ void fq_step_add(struct fq_step *st, u8 op, u8 buf, u32 peer, u64 off, u64 len)
 	x->op = op;
 	x->buf = buf;
 	x->dep = -1;
+	x->into = FQ_X_RECV_REDUCE;
 	x->peer = peer;
 	x->off = off;
 	x->len = len;
+}
+
+/* A send of step @st, which the peer's receive copies or reduces (@into). */
+void fq_step_send(struct fq_step *st, u8 buf, u32 peer, u64 off, u64 len, u8 into)
+{
+	fq_step_add(st, FQ_X_SEND, buf, peer, off, len);
+	st->x[st->n - 1].into = into;
 }
 
 /*

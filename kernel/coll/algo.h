@@ -41,6 +41,9 @@ enum fq_buf {
  * @buf: enum fq_buf
  * @dep: for a send: index of a receive in the same step; a byte may be
  *       sent only once that receive has placed it (a pipelined chain)
+ * @into: for a send: what the peer's receive does with it, FQ_X_RECV or
+ *	FQ_X_RECV_REDUCE (only a copy may be read straight into place:
+ *	cm.c's rendezvous)
  * @peer: the other rank
  * @off: byte offset in @buf
  * @len: bytes; 0 still exchanges one (empty) message
@@ -49,6 +52,7 @@ struct fq_xfer {
 	u8 op;
 	u8 buf;
 	s8 dep;
+	u8 into;
 	u32 peer;
 	u64 off;
 	u64 len;
@@ -84,6 +88,7 @@ int fq_sched_pick(u32 coll, u32 forced, u32 preferred, u64 bytes, u64 small_byte
 		  u32 nranks);
 int fq_sched_step(const struct fq_sched *s, u32 k, struct fq_step *st);
 void fq_step_add(struct fq_step *st, u8 op, u8 buf, u32 peer, u64 off, u64 len);
+void fq_step_send(struct fq_step *st, u8 buf, u32 peer, u64 off, u64 len, u8 into);
 void fq_seg(u64 count, u32 parts, u32 i, u64 *off, u64 *len);
 
 /* algo_ring.c */

@@ -63,15 +63,17 @@ static int fq_fold_step(const struct fq_sched *s, const struct fq_core *c, u32 k
 		return 0;
 	}
 	if (k == 0) {
-		if (paired)
-			fq_step_add(st, (r & 1) ? FQ_X_RECV_REDUCE : FQ_X_SEND, FQ_BUF_WORK,
-				    r ^ 1, 0, len);
+		if (paired && (r & 1))
+			fq_step_add(st, FQ_X_RECV_REDUCE, FQ_BUF_WORK, r ^ 1, 0, len);
+		else if (paired)
+			fq_step_send(st, FQ_BUF_WORK, r ^ 1, 0, len, FQ_X_RECV_REDUCE);
 		return 1;
 	}
 	if (k == core_steps + 1) {
-		if (paired)
-			fq_step_add(st, (r & 1) ? FQ_X_SEND : FQ_X_RECV, FQ_BUF_WORK, r ^ 1, 0,
-				    len);
+		if (paired && (r & 1))
+			fq_step_send(st, FQ_BUF_WORK, r ^ 1, 0, len, FQ_X_RECV);
+		else if (paired)
+			fq_step_add(st, FQ_X_RECV, FQ_BUF_WORK, r ^ 1, 0, len);
 		return 1;
 	}
 	*core_k = k - 1;
@@ -95,7 +97,7 @@ int fq_rd_allreduce(const struct fq_sched *s, u32 k, struct fq_step *st)
 	if (fq_fold_step(s, &c, k, c.levels, st, &ck) || c.nr < 0)
 		return 1;
 	peer = fq_core_rank(&c, (u32)c.nr ^ (1U << ck));
-	fq_step_add(st, FQ_X_SEND, FQ_BUF_WORK, peer, 0, len);
+	fq_step_send(st, FQ_BUF_WORK, peer, 0, len, FQ_X_RECV_REDUCE);
 	fq_step_add(st, FQ_X_RECV_REDUCE, FQ_BUF_WORK, peer, 0, len);
 	return 1;
 }
@@ -141,13 +143,13 @@ int fq_rabenseifner_allreduce(const struct fq_sched *s, u32 k, struct fq_step *s
 	peer = fq_core_rank(&c, nr ^ m);
 	fq_blocks(s, &c, theirs, m, &off, &len);
 	if (ck < c.levels) {
-		fq_step_add(st, FQ_X_SEND, FQ_BUF_WORK, peer, off, len);
+		fq_step_send(st, FQ_BUF_WORK, peer, off, len, FQ_X_RECV_REDUCE);
 		fq_blocks(s, &c, mine, m, &off, &len);
 		fq_step_add(st, FQ_X_RECV_REDUCE, FQ_BUF_WORK, peer, off, len);
 	} else {
 		fq_step_add(st, FQ_X_RECV, FQ_BUF_WORK, peer, off, len);
 		fq_blocks(s, &c, mine, m, &off, &len);
-		fq_step_add(st, FQ_X_SEND, FQ_BUF_WORK, peer, off, len);
+		fq_step_send(st, FQ_BUF_WORK, peer, off, len, FQ_X_RECV);
 	}
 	return 1;
 }
@@ -160,7 +162,7 @@ int fq_rd_barrier(const struct fq_sched *s, u32 k, struct fq_step *st)
 	if (k >= 32 || (1ULL << k) >= n)
 		return 0;
 	d = 1U << k;
-	fq_step_add(st, FQ_X_SEND, FQ_BUF_WORK, (s->rank + d) % n, 0, 0);
+	fq_step_send(st, FQ_BUF_WORK, (s->rank + d) % n, 0, 0, FQ_X_RECV);
 	fq_step_add(st, FQ_X_RECV, FQ_BUF_WORK, (s->rank + n - d % n) % n, 0, 0);
 	return 1;
 }

@@ -43,7 +43,7 @@ static void fq_ring_rs_step(const struct fq_sched *s, u32 k, struct fq_step *st,
 	u64 off, len;
 
 	part(s, fq_mod((s64)r - k - 1, n), &off, &len);
-	fq_step_add(st, FQ_X_SEND, FQ_BUF_WORK, (r + 1) % n, off, len);
+	fq_step_send(st, FQ_BUF_WORK, (r + 1) % n, off, len, FQ_X_RECV_REDUCE);
 	part(s, fq_mod((s64)r - k - 2, n), &off, &len);
 	fq_step_add(st, FQ_X_RECV_REDUCE, FQ_BUF_WORK, fq_mod((s64)r - 1, n), off, len);
 }
@@ -55,7 +55,7 @@ static void fq_ring_ag_step(const struct fq_sched *s, u32 k, struct fq_step *st,
 	u64 off, len;
 
 	part(s, fq_mod((s64)r - k, n), &off, &len);
-	fq_step_add(st, FQ_X_SEND, FQ_BUF_WORK, (r + 1) % n, off, len);
+	fq_step_send(st, FQ_BUF_WORK, (r + 1) % n, off, len, FQ_X_RECV);
 	part(s, fq_mod((s64)r - k - 1, n), &off, &len);
 	fq_step_add(st, FQ_X_RECV, FQ_BUF_WORK, fq_mod((s64)r - 1, n), off, len);
 }
@@ -100,7 +100,7 @@ int fq_ring_broadcast(const struct fq_sched *s, u32 k, struct fq_step *st)
 	if (vr > 0)
 		fq_step_add(st, FQ_X_RECV, FQ_BUF_WORK, (s->rank + n - 1) % n, 0, len);
 	if (vr < n - 1) {
-		fq_step_add(st, FQ_X_SEND, FQ_BUF_WORK, (s->rank + 1) % n, 0, len);
+		fq_step_send(st, FQ_BUF_WORK, (s->rank + 1) % n, 0, len, FQ_X_RECV);
 		if (vr > 0)
 			st->x[1].dep = 0;
 	}
@@ -125,7 +125,7 @@ int fq_ring_reduce(const struct fq_sched *s, u32 k, struct fq_step *st)
 		if (k > 0)
 			return 0;
 		fq_ring_part(s, r, &off, &len);
-		fq_step_add(st, FQ_X_SEND, FQ_BUF_WORK, s->root, off, len);
+		fq_step_send(st, FQ_BUF_WORK, s->root, off, len, FQ_X_RECV);
 		return 1;
 	}
 	if (k >= n - 1)

@@ -29,7 +29,7 @@ int fq_tree_broadcast(const struct fq_sched *s, u32 k, struct fq_step *st)
 		return 0;
 	m = 1U << k;
 	if (vr < m && vr + m < n)
-		fq_step_add(st, FQ_X_SEND, FQ_BUF_WORK, (vr + m + s->root) % n, 0, len);
+		fq_step_send(st, FQ_BUF_WORK, (vr + m + s->root) % n, 0, len, FQ_X_RECV);
 	else if (vr >= m && vr < 2 * m)
 		fq_step_add(st, FQ_X_RECV, FQ_BUF_WORK, (vr - m + s->root) % n, 0, len);
 	return 1;
@@ -45,7 +45,8 @@ int fq_tree_reduce(const struct fq_sched *s, u32 k, struct fq_step *st)
 	m = 1U << k;
 	low = vr & (2 * m - 1);
 	if (low == m)
-		fq_step_add(st, FQ_X_SEND, FQ_BUF_WORK, (vr - m + s->root) % n, 0, len);
+		fq_step_send(st, FQ_BUF_WORK, (vr - m + s->root) % n, 0, len,
+			     FQ_X_RECV_REDUCE);
 	else if (low == 0 && vr + m < n)
 		fq_step_add(st, FQ_X_RECV_REDUCE, FQ_BUF_WORK, (vr + m + s->root) % n, 0, len);
 	return 1;
@@ -61,7 +62,7 @@ int fq_direct_alltoall(const struct fq_sched *s, u32 k, struct fq_step *st)
 		return 0;
 	to = (s->rank + k + 1) % n;
 	from = (s->rank + n - k - 1) % n;
-	fq_step_add(st, FQ_X_SEND, FQ_BUF_SRC, to, to * len, len);
+	fq_step_send(st, FQ_BUF_SRC, to, to * len, len, FQ_X_RECV);
 	fq_step_add(st, FQ_X_RECV, FQ_BUF_WORK, from, from * len, len);
 	return 1;
 }

@@ -142,10 +142,21 @@ void fq_cm_wc_error(struct fq_conn *conn, struct ib_wc *wc, const char *what)
 	if (wc->status == IB_WC_WR_FLUSH_ERR)
 		return fq_cm_flushed(conn);
 	pr_debug("comm %llx: %s completion: %s\n", comm->id, what, ib_wc_status_msg(wc->status));
-	if (wc->status == IB_WC_RETRY_EXC_ERR || wc->status == IB_WC_RNR_RETRY_EXC_ERR)
+	if (wc->status == IB_WC_RETRY_EXC_ERR || wc->status == IB_WC_RNR_RETRY_EXC_ERR) {
 		fq_ctrl_peer_unreachable(comm, conn->peer);
-	else
-		fq_comm_fail(comm, -EIO);
+		return;
+	}
+	pr_warn_ratelimited("communicator %llx rank %u: a %s on the connection to rank %u failed: %s\n",
+			    comm->id, comm->rank, what, conn->peer->rank,
+			    ib_wc_status_msg(wc->status));
+	fq_comm_fail(comm, -EIO);
+}
+
+/* Context: comm->lock held. */
+static void fq_fin_add(struct fq_conn *conn, s32 n)
+{
+	conn->fin_pending += n;
+	conn->comm->fins += n;
 }
 
 static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -153,8 +164,8 @@ static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct fq_rx_ctx *rx = container_of(wc->wr_cqe, struct fq_rx_ctx, cqe);
 	struct fq_conn *conn = rx->conn;
 	struct fq_comm *comm = conn->comm;
-	bool wake;
-	u32 imm;
+	bool wake, bad;
+	u32 imm, fin;
 
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR) {
@@ -170,20 +181,37 @@ static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	imm = be32_to_cpu(wc->ex.imm_data);
+	fin = (imm >> FQ_IMM_FIN_SHIFT) & FQ_IMM_FIN_MAX;
 	spin_lock(&comm->lock);
-	conn->credits += imm & FQ_IMM_CREDITS;
-	if (imm & FQ_IMM_DATA) {
-		conn->st.rx_wrs++;
-		conn->st.rx_bytes += wc->byte_len;
-		fq_own_add(comm, FQ_OWN_RX_WRS, 1);
-		fq_own_add(comm, FQ_OWN_RX_BYTES, wc->byte_len);
+	/* FINs for more read requests than are out, or a read request where none may come */
+	bad = fin > conn->rndv_head - conn->rndv_fin ||
+	      ((imm & FQ_IMM_RTS) && (!(imm & FQ_IMM_DATA) || !conn->rndv_ok));
+	if (!bad) {
+		conn->credits += imm & FQ_IMM_CREDITS;
+		conn->rndv_fin += fin;
+	}
+	if (!bad && (imm & FQ_IMM_DATA)) {
+		if (!(imm & FQ_IMM_RTS)) {	/* a read request counts once read */
+			conn->st.rx_wrs++;
+			conn->st.rx_bytes += wc->byte_len;
+			fq_own_add(comm, FQ_OWN_RX_WRS, 1);
+			fq_own_add(comm, FQ_OWN_RX_BYTES, wc->byte_len);
+		}
 		conn->rxq[conn->rx_tail % FQ_RECV_SLOTS].slot = rx->slot;
 		conn->rxq[conn->rx_tail % FQ_RECV_SLOTS].len = wc->byte_len;
+		conn->rxq[conn->rx_tail % FQ_RECV_SLOTS].rts = imm & FQ_IMM_RTS;
 		conn->rx_tail++;
 	}
 	comm->events++;
-	wake = (imm & FQ_IMM_DATA) || comm->tx_wake;	/* credits serve sends */
+	/* credits serve sends; a FIN frees a send */
+	wake = (imm & FQ_IMM_DATA) || fin || comm->tx_wake;
 	spin_unlock(&comm->lock);
+	if (bad) {
+		pr_warn_ratelimited("communicator %llx rank %u: rank %u broke the rendezvous protocol (immediate %#x)\n",
+				    comm->id, comm->rank, conn->peer->rank, imm);
+		fq_comm_fail(comm, -EPROTO);
+		return;
+	}
 	/* a credit-only message's slot goes straight back */
 	if (!(imm & FQ_IMM_DATA) && fq_cm_post_recv(conn, rx->slot))
 		fq_comm_fail(comm, -EIO);
@@ -201,6 +229,19 @@ static void fq_ack_mark(struct fq_ack *ack, u64 msg)
 		ack->window >>= 1;
 		WRITE_ONCE(ack->prefix, ack->prefix + 1);
 	}
+}
+
+/**
+ * fq_cm_placed() - message @msg of a receive is in place
+ * @comm: the communicator
+ * @ack: the receive's
+ * @msg: the message's index in it
+ */
+void fq_cm_placed(struct fq_comm *comm, struct fq_ack *ack, u64 msg)
+{
+	spin_lock_bh(&comm->lock);
+	fq_ack_mark(ack, msg);
+	spin_unlock_bh(&comm->lock);
 }
 
 /* A data send completed; its completion was seen at @now.  Context: comm->lock held. */
@@ -233,33 +274,64 @@ static void fq_tx_account(struct fq_conn *conn, const struct fq_tx_ent *ent,
 
 /*
  * Should a send-side completion on @conn wake the engine: it waits on a
- * send, credits wait for room on the send queue, or it failed?
+ * send, credits or FINs wait for room on the send queue, or it failed?
  * Context: comm->lock held.
  */
 static bool fq_tx_wakes(const struct fq_conn *conn, enum ib_wc_status status)
 {
-	return conn->comm->tx_wake || conn->ret_credits || status != IB_WC_SUCCESS;
-}
-
-/* The oldest send in flight is done.  Context: comm->lock held. */
-static void fq_tx_retire(struct fq_conn *conn, enum ib_wc_status status, u64 now)
-{
-	struct fq_comm *comm = conn->comm;
-	struct fq_tx_ent *ent = &conn->tx_ent[conn->tx_tail % FQ_CREDITS];
-
-	fq_tx_account(conn, ent, status, now);
-	fq_sge_unmap(comm->ibdev, ent->sge, ent->nsge);
-	ent->nsge = 0;
-	if (ent->ack && status == IB_WC_SUCCESS)
-		fq_ack_mark(ent->ack, ent->msg);
-	ent->ack = NULL;
-	conn->tx_tail++;
-	conn->sq_used--;
+	return conn->comm->tx_wake || conn->ret_credits || conn->fin_pending ||
+	       status != IB_WC_SUCCESS;
 }
 
 /*
- * Every send still in flight is done, with @status: the send queue was
- * drained, and those completed without a completion of their own.
+ * The oldest work request in flight is done.  Return: true if the engine
+ * must hear of it whatever it waits for (a read placed a message, or an
+ * invalidation freed a send).  Context: comm->lock held.
+ */
+static bool fq_tx_retire(struct fq_conn *conn, enum ib_wc_status status, u64 now)
+{
+	struct fq_comm *comm = conn->comm;
+	struct fq_tx_ent *ent = &conn->tx_ent[conn->tx_tail % FQ_TX_ENTS];
+	bool ok = status == IB_WC_SUCCESS, wakes = false;
+
+	fq_sge_unmap(comm->ibdev, ent->dir, ent->sge, ent->nsge);
+	ent->nsge = 0;
+	switch (ent->kind) {
+	case FQ_TX_SEND:
+		fq_tx_account(conn, ent, status, now);
+		conn->st.rts_tx += ok && ent->mr;
+		conn->tx_msgs_done++;
+		break;
+	case FQ_TX_READ:
+		if (ok) {
+			fq_fin_add(conn, 1);
+			conn->st.reads++;
+			conn->st.rx_wrs++;
+			conn->st.rx_bytes += ent->bytes;
+			fq_own_add(comm, FQ_OWN_RX_WRS, 1);
+			fq_own_add(comm, FQ_OWN_RX_BYTES, ent->bytes);
+		}
+		wakes = true;
+		break;
+	case FQ_TX_INV:
+		/* not invalidated: it is never lent again (teardown frees it) */
+		if (ok)
+			comm->mr_free[comm->nmr_free++] = ent->mr;
+		wakes = true;
+		break;
+	}
+	if (ent->ack && ok)
+		fq_ack_mark(ent->ack, ent->msg);
+	ent->ack = NULL;
+	ent->mr = NULL;
+	conn->tx_tail++;
+	conn->sq_used--;
+	return wakes;
+}
+
+/*
+ * Every work request still in flight is done, with @status: the send
+ * queue was drained, and those completed without a completion of their own.
  */
 static void fq_tx_retire_rest(struct fq_conn *conn, enum ib_wc_status status)
 {
@@ -274,9 +346,16 @@ static void fq_tx_retire_rest(struct fq_conn *conn, enum ib_wc_status status)
 	wake_up_all(&comm->wq);
 }
 
+static const char *const fq_tx_kind_names[] = {
+	[FQ_TX_SEND] = "send",
+	[FQ_TX_REG] = "registration",
+	[FQ_TX_READ] = "read",
+	[FQ_TX_INV] = "invalidation",
+};
+
 /*
- * A send completed: it, and the unsignaled sends before it, which the RC
- * send queue completed first.  A send in error or flushed has a
+ * A work request completed: it, and the unsignaled ones before it, which
+ * the RC send queue completed first.  One in error or flushed has a
  * completion of its own, signaled or not, so the ones before it succeeded.
  */
 static void fq_tx_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -285,29 +364,29 @@ static void fq_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct fq_conn *conn = ent->conn;
 	struct fq_comm *comm = conn->comm;
 	u64 now = ktime_get_ns();
-	bool stray, wake;
+	bool stray, wake = false;
 	u32 n;
 
-	BUILD_BUG_ON_NOT_POWER_OF_2(FQ_CREDITS);	/* slot arithmetic wraps with u32 */
+	BUILD_BUG_ON_NOT_POWER_OF_2(FQ_TX_ENTS);	/* ring arithmetic wraps with u32 */
 	spin_lock(&comm->lock);
-	/* sends from the oldest in flight up to this one */
-	n = ((u32)(ent - conn->tx_ent) - conn->tx_tail) % FQ_CREDITS + 1;
+	/* requests from the oldest in flight up to this one */
+	n = ((u32)(ent - conn->tx_ent) - conn->tx_tail) % FQ_TX_ENTS + 1;
 	stray = n > conn->tx_head - conn->tx_tail;
 	if (!stray) {
 		conn->st.tx_cqes++;
 		while (--n)
-			fq_tx_retire(conn, IB_WC_SUCCESS, now);
-		fq_tx_retire(conn, wc->status, now);
+			wake |= fq_tx_retire(conn, IB_WC_SUCCESS, now);
+		wake |= fq_tx_retire(conn, wc->status, now);
 	}
 	comm->events++;
-	wake = fq_tx_wakes(conn, wc->status);
+	wake |= fq_tx_wakes(conn, wc->status);
 	spin_unlock(&comm->lock);
-	if (stray) {	/* a completion for no send in flight: a bug; stop */
+	if (stray) {	/* a completion for no request in flight: a bug; stop */
 		pr_err("comm %llx: a send completed that was not in flight\n", comm->id);
 		fq_comm_fail(comm, -EIO);
 	}
 	if (wc->status != IB_WC_SUCCESS)
-		fq_cm_wc_error(conn, wc, "send");
+		fq_cm_wc_error(conn, wc, stray ? "send" : fq_tx_kind_names[ent->kind]);
 	if (wake || stray)
 		wake_up_all(&comm->wq);
 }
@@ -321,6 +400,7 @@ static void fq_credit_done(struct ib_cq *cq, struct ib_wc *wc)
 	/* a flushed or failed WR has left the send queue too */
 	spin_lock(&comm->lock);
 	conn->sq_used--;
+	conn->ctl_inflight--;
 	comm->events++;
 	wake = fq_tx_wakes(conn, wc->status);
 	spin_unlock(&comm->lock);
@@ -363,6 +443,19 @@ static bool fq_cm_busy(struct fq_comm *comm)
 	return busy;
 }
 
+/* Is there room on @conn's ring for @n more work requests?  Context: comm->lock held. */
+bool fq_tx_room(const struct fq_conn *conn, u32 n)
+{
+	return conn->tx_head - conn->tx_tail + n <= FQ_TX_ENTS;
+}
+
+/* May @conn take @n more work requests, the last a data message?  Context: comm->lock held. */
+bool fq_msg_room(const struct fq_conn *conn, u32 n)
+{
+	return conn->established && conn->credits && fq_tx_room(conn, n) &&
+	       conn->tx_msgs - conn->tx_msgs_done < FQ_CREDITS;
+}
+
 /**
  * fq_cm_can_send() - may one more data message go out on @conn now?
  * @conn: a connection
@@ -373,33 +466,82 @@ bool fq_cm_can_send(struct fq_conn *conn)
 	bool ok;
 
 	spin_lock_bh(&comm->lock);
-	ok = conn->established && conn->credits && conn->tx_head - conn->tx_tail < FQ_CREDITS &&
-	     conn->sq_used < FQ_SEND_WRS;
+	ok = fq_msg_room(conn, 1);
 	spin_unlock_bh(&comm->lock);
 	return ok;
 }
 
 /*
- * A send that was never posted never completes: give back its slot, credit,
- * work request and the credits it was to carry back, and unmap what it
- * mapped, so that the send queue looks as if it had never been tried and
- * the engine's wait for idle sends does not wait for it.  The
- * communicator fails.  It is the newest entry (the engine posts alone).
+ * The next entry of @conn's ring, for a work request of @kind; a data
+ * message takes a credit and carries back the credits and FINs due.
+ * Context: comm->lock held; the caller checked there is room.
  */
-static void fq_cm_send_unwind(struct fq_conn *conn, struct fq_tx_ent *ent, int err)
+struct fq_tx_ent *fq_tx_take(struct fq_conn *conn, u8 kind)
+{
+	struct fq_tx_ent *ent = &conn->tx_ent[conn->tx_head++ % FQ_TX_ENTS];
+
+	conn->sq_used++;
+	ent->kind = kind;
+	ent->nsge = 0;
+	ent->dir = DMA_TO_DEVICE;
+	ent->ret = 0;
+	ent->fin = 0;
+	ent->ack = NULL;
+	ent->mr = NULL;
+	ent->msg = 0;
+	ent->bytes = 0;
+	if (kind == FQ_TX_SEND) {
+		conn->credits--;
+		conn->tx_msgs++;
+		ent->ret = conn->ret_credits;
+		conn->ret_credits = 0;
+		ent->fin = min_t(u32, conn->fin_pending, FQ_IMM_FIN_MAX);
+		fq_fin_add(conn, -(s32)ent->fin);
+	}
+	return ent;
+}
+
+/* the immediate data of data message @ent */
+__be32 fq_tx_imm(const struct fq_tx_ent *ent, u32 kind)
+{
+	return cpu_to_be32(kind | ent->ret | ent->fin << FQ_IMM_FIN_SHIFT);
+}
+
+/*
+ * A work request that was never posted never completes: give back its
+ * entry, credit, and the credits and FINs it was to carry back, and unmap
+ * what it mapped, so that the send queue looks as if it had never been
+ * tried and the engine's wait for idle sends does not wait for it.  The
+ * communicator fails (an MR it registered is not lent again).  It is the
+ * newest entry (the engine builds alone).
+ */
+void fq_tx_unwind(struct fq_conn *conn, struct fq_tx_ent *ent, int err)
 {
 	struct fq_comm *comm = conn->comm;
 
-	fq_sge_unmap(comm->ibdev, ent->sge, ent->nsge);
+	fq_sge_unmap(comm->ibdev, ent->dir, ent->sge, ent->nsge);
 	spin_lock_bh(&comm->lock);
 	ent->nsge = 0;
 	ent->ack = NULL;
+	if (ent->kind == FQ_TX_SEND) {
+		conn->credits++;
+		conn->tx_msgs--;
+		conn->ret_credits += ent->ret;
+		fq_fin_add(conn, ent->fin);
+		if (ent->mr)	/* a read request: it never went out */
+			conn->rndv_head--;
+	}
+	ent->mr = NULL;
 	conn->tx_head--;
-	conn->credits++;
 	conn->sq_used--;
-	conn->ret_credits += ent->ret;
 	spin_unlock_bh(&comm->lock);
 	fq_comm_fail(comm, err);
+}
+
+/* Data message @ent's send slot.  Context: the entry was just taken. */
+u32 fq_tx_slot(const struct fq_conn *conn)
+{
+	return (conn->tx_msgs - 1) % FQ_CREDITS;
 }
 
 /**
@@ -427,15 +569,10 @@ int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, const struct fq_
 	int err = 0;
 	u32 slot;
 
-	spin_lock_bh(&comm->lock);
-	slot = conn->tx_head++ % FQ_CREDITS;
-	conn->credits--;
-	conn->sq_used++;
-	ent = &conn->tx_ent[slot];
-	ent->ret = conn->ret_credits;
-	conn->ret_credits = 0;
-	ent->nsge = 0;
 	zc = comm->zero_copy && len >= FQ_ZC_MIN_BYTES;
+	spin_lock_bh(&comm->lock);
+	ent = fq_tx_take(conn, FQ_TX_SEND);
+	slot = fq_tx_slot(conn);
 	ent->ack = zc ? ack : NULL;
 	ent->msg = msg;
 	ent->bytes = len;
@@ -445,11 +582,11 @@ int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, const struct fq_
 		.wr_cqe = &ent->cqe,
 		.opcode = IB_WR_SEND_WITH_IMM,
 		.sg_list = ent->sge,
-		.ex.imm_data = cpu_to_be32(FQ_IMM_DATA | ent->ret),
+		.ex.imm_data = fq_tx_imm(ent, FQ_IMM_DATA),
 	};
 	if (zc) {
-		err = fq_sge_build(comm->ibdev, comm->pd->local_dma_lkey, map, data, len, ent->sge,
-				   FQ_MAX_SGE, &own);
+		err = fq_sge_build(comm->ibdev, DMA_TO_DEVICE, comm->pd->local_dma_lkey, map, data,
+				   len, ent->sge, FQ_MAX_SGE, &own);
 		ent->wr.num_sge = max(err, 0);
 		ent->nsge = own ? ent->wr.num_sge : 0;
 		err = min(err, 0);
@@ -461,28 +598,25 @@ int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, const struct fq_
 		ent->sge[0].lkey = comm->pd->local_dma_lkey;
 		ent->wr.num_sge = 1;
 	}
-	if (!zc) {
-		spin_lock_bh(&comm->lock);
-		fq_ack_mark(ack, msg);
-		spin_unlock_bh(&comm->lock);
-	}
+	if (!zc)
+		fq_cm_placed(comm, ack, msg);
 	if (err)
-		fq_cm_send_unwind(conn, ent, err);
+		fq_tx_unwind(conn, ent, err);
 	return err;
 }
 
-/* Should the send @i (counted from the connection's first) ask for a completion? */
+/* Should the request @i (counted from the connection's first) ask for a completion? */
 static bool fq_cm_signal(u32 i, u32 head)
 {
 	return i + 1 == head || i % FQ_SIGNAL_EVERY == FQ_SIGNAL_EVERY - 1;
 }
 
 /**
- * fq_cm_post() - post the messages fq_cm_send() built on @conn, as one chain
+ * fq_cm_post() - post the work requests built on @conn, as one chain
  * @conn: a connection
  *
- * The chain's last send is signaled, and every FQ_SIGNAL_EVERY-th.  If
- * the device refuses a send, the ones after it are unwound, those before
+ * The chain's last request is signaled, and every FQ_SIGNAL_EVERY-th.  If
+ * the device refuses one, the ones after it are unwound, those before
  * it are flushed from the send queue, and the communicator fails.
  * Context: process; hw_rwsem held for reading.  Return: 0 or -errno.
  */
@@ -499,7 +633,7 @@ int fq_cm_post(struct fq_conn *conn)
 		return 0;
 	now = ktime_get_ns();
 	for (i = conn->tx_posted; i != head; i++) {
-		ent = &conn->tx_ent[i % FQ_CREDITS];
+		ent = &conn->tx_ent[i % FQ_TX_ENTS];
 		ent->t_post = now;
 		ent->wr.next = NULL;
 		ent->wr.send_flags = fq_cm_signal(i, head) ? IB_SEND_SIGNALED : 0;
@@ -514,14 +648,14 @@ int fq_cm_post(struct fq_conn *conn)
 		conn->tx_posted = head;
 		return 0;
 	}
-	/* the device took the sends before @bad (none, if it does not say) */
+	/* the device took the requests before @bad (none, if it does not say) */
 	while (bad && conn->tx_posted != head &&
-	       &conn->tx_ent[conn->tx_posted % FQ_CREDITS].wr != bad)
+	       &conn->tx_ent[conn->tx_posted % FQ_TX_ENTS].wr != bad)
 		conn->tx_posted++;
 	while (conn->tx_head != conn->tx_posted)
-		fq_cm_send_unwind(conn, &conn->tx_ent[(conn->tx_head - 1) % FQ_CREDITS], err);
+		fq_tx_unwind(conn, &conn->tx_ent[(conn->tx_head - 1) % FQ_TX_ENTS], err);
 	/*
-	 * The last send it took may ask for no completion: flush the send
+	 * The last request it took may ask for no completion: flush the send
 	 * queue (the communicator fails anyway), then what is still in
 	 * flight completed without one.
 	 */
@@ -534,11 +668,12 @@ int fq_cm_post(struct fq_conn *conn)
 }
 
 /**
- * fq_cm_tx_idle() - has every data send completed (or been flushed)?
+ * fq_cm_tx_idle() - has every data send, read and registration completed
+ * (or been flushed)?
  * @comm: the communicator
  *
  * After an error the engine waits for this before it lets go of the
- * pages a zero-copy send may still read.
+ * pages a zero-copy send or a read may still use.
  */
 bool fq_cm_tx_idle(struct fq_comm *comm)
 {
@@ -556,14 +691,17 @@ bool fq_cm_tx_idle(struct fq_comm *comm)
 /**
  * fq_cm_peek() - the oldest data message received on @conn, if any
  * @conn: a connection
- * @data: set to the message's bytes
- * @len: set to its length
+ * @data: set to the message's bytes (a read request: the request)
+ * @len: set to its length (a read request: the length it offers; U32_MAX
+ *	if it is malformed)
+ * @rts: set if it is a read request (fq_rndv_read() it)
  *
- * Return: 0 with @data and @len set, or -EAGAIN.
+ * Return: 0 with @data, @len and @rts set, or -EAGAIN.
  */
-int fq_cm_peek(struct fq_conn *conn, void **data, u32 *len)
+int fq_cm_peek(struct fq_conn *conn, void **data, u32 *len, bool *rts)
 {
 	struct fq_comm *comm = conn->comm;
+	const struct fabriq_rts *req;
 	u32 slot;
 
 	spin_lock_bh(&comm->lock);
@@ -573,16 +711,22 @@ int fq_cm_peek(struct fq_conn *conn, void **data, u32 *len)
 	}
 	slot = conn->rxq[conn->rx_head % FQ_RECV_SLOTS].slot;
 	*len = conn->rxq[conn->rx_head % FQ_RECV_SLOTS].len;
+	*rts = conn->rxq[conn->rx_head % FQ_RECV_SLOTS].rts;
 	spin_unlock_bh(&comm->lock);
 	ib_dma_sync_single_for_cpu(comm->ibdev, conn->rx_dma[slot], *len, DMA_FROM_DEVICE);
 	*data = conn->rx_buf[slot];
+	if (*rts) {
+		req = *data;
+		*len = *len == sizeof(*req) ? be32_to_cpu(req->len) : U32_MAX;
+	}
 	return 0;
 }
 
 /**
- * fq_cm_return_credits() - tell the peer about reposted slots
+ * fq_cm_return_credits() - tell the peer about reposted slots, and about
+ * its read requests read (which it waits for)
  * @conn: a connection
- * @force: even if fewer than FQ_CREDIT_BATCH are pending
+ * @force: even if fewer than FQ_CREDIT_BATCH credits are pending
  *
  * Context: process; hw_rwsem held for reading.  Return: 0 or -errno.
  */
@@ -594,23 +738,60 @@ int fq_cm_return_credits(struct fq_conn *conn, bool force)
 		.opcode = IB_WR_SEND_WITH_IMM,
 		.send_flags = IB_SEND_SIGNALED,
 	};
-	u32 n;
+	u32 n, fin;
 	int err;
 
 	spin_lock_bh(&comm->lock);
 	n = conn->ret_credits;
-	if (!n || (!force && n < FQ_CREDIT_BATCH) || conn->sq_used >= FQ_SEND_WRS) {
+	fin = min_t(u32, conn->fin_pending, FQ_IMM_FIN_MAX);
+	if ((!fin && (!n || (!force && n < FQ_CREDIT_BATCH))) ||
+	    conn->ctl_inflight >= FQ_CTL_INFLIGHT || conn->sq_used >= FQ_SEND_WRS) {
 		spin_unlock_bh(&comm->lock);
 		return 0;
 	}
 	conn->ret_credits = 0;
+	fq_fin_add(conn, -(s32)fin);
 	conn->sq_used++;
+	conn->ctl_inflight++;
 	spin_unlock_bh(&comm->lock);
-	wr.ex.imm_data = cpu_to_be32(FQ_IMM_CREDIT_ONLY | n);
+	if (fin && fq_rndv_fault_fin(comm))
+		fin = FQ_IMM_FIN_MAX;
+	wr.ex.imm_data = cpu_to_be32(FQ_IMM_CREDIT_ONLY | n | fin << FQ_IMM_FIN_SHIFT);
 	err = ib_post_send(conn->id->qp, &wr, NULL);
 	if (err)
 		fq_comm_fail(comm, err);
 	return err;
+}
+
+/**
+ * fq_cm_fins_out() - report to every peer the read requests of its this
+ * rank has read
+ * @comm: the communicator
+ *
+ * A peer's call cannot end before it hears of them; this rank's may end
+ * as soon as its reads are done.
+ * Context: process; hw_rwsem held for reading.  Return: how many are
+ * still to report (room on a send queue lacked), or -errno.
+ */
+int fq_cm_fins_out(struct fq_comm *comm)
+{
+	struct fq_conn *conn;
+	u32 r, c, left = 0;
+	int err;
+
+	if (!READ_ONCE(comm->fins))
+		return 0;
+	for (r = 0; r < comm->nranks; r++)
+		for (c = 0; r != comm->rank && c < comm->nch; c++) {
+			conn = comm->peers[r].ch[c];
+			if (!READ_ONCE(conn->fin_pending))
+				continue;
+			err = fq_cm_return_credits(conn, true);
+			if (err)
+				return err;
+			left += READ_ONCE(conn->fin_pending);
+		}
+	return left;
 }
 
 /**
@@ -751,9 +932,11 @@ static int fq_conn_setup_qp(struct fq_conn *conn)
 		if (err)
 			return err;
 	}
-	for (i = 0; i < ntx; i++) {
+	for (i = 0; i < (conn->control ? 1 : FQ_TX_ENTS); i++) {
 		conn->tx_ent[i].cqe.done = fq_tx_done;
 		conn->tx_ent[i].conn = conn;
+	}
+	for (i = 0; i < ntx; i++) {
 		err = fq_map_slot(conn, &conn->tx_buf[i], &conn->tx_dma[i], DMA_TO_DEVICE);
 		if (err)
 			return err;
@@ -819,10 +1002,18 @@ static void fq_conn_release(struct fq_conn *conn)
 	conn->hb_stopped = false;
 	conn->credits = 0;
 	conn->ret_credits = 0;
+	fq_fin_add(conn, -(s32)conn->fin_pending);
+	conn->ctl_inflight = 0;
 	conn->tx_head = 0;
 	conn->tx_tail = 0;
+	conn->tx_msgs = 0;
+	conn->tx_msgs_done = 0;
 	conn->tx_posted = 0;
 	conn->sq_used = 0;
+	conn->rndv_head = 0;
+	conn->rndv_fin = 0;
+	conn->rndv_inv = 0;
+	conn->rndv_ok = false;
 	conn->rx_head = 0;
 	conn->rx_tail = 0;
 	spin_unlock_bh(&comm->lock);
@@ -833,13 +1024,30 @@ static void fq_conn_release(struct fq_conn *conn)
 	mutex_unlock(&comm->setup_lock);
 }
 
-static void fq_conn_param(struct rdma_conn_param *param, const void *priv, u8 len)
+/*
+ * The reads in flight a data connection of @comm grants and asks for:
+ * none without MRs to lend (then neither end sends read requests), nor on
+ * a control connection (its QP takes no reads at all).
+ */
+static u8 fq_conn_reads(const struct fq_conn *conn)
+{
+	const struct ib_device_attr *attrs = &conn->comm->ibdev->attrs;
+
+	if (conn->control || !conn->comm->nmrs)
+		return 0;
+	return min3(FQ_CREDITS, attrs->max_qp_rd_atom, attrs->max_qp_init_rd_atom);
+}
+
+static void fq_conn_param(struct rdma_conn_param *param, const void *priv, u8 len,
+			  u8 responder_resources, u8 initiator_depth)
 {
 	memset(param, 0, sizeof(*param));
 	param->retry_count = 7;
 	param->rnr_retry_count = 7;
 	param->private_data = priv;
 	param->private_data_len = len;
+	param->responder_resources = responder_resources;
+	param->initiator_depth = initiator_depth;
 }
 
 /*
@@ -932,7 +1140,11 @@ static int fq_cm_accept(struct fq_comm *comm, struct rdma_cm_id *id, struct rdma
 		err = fq_auth_mac(comm, &hs, rep.mac);
 	}
 	if (!err) {
-		fq_conn_param(&param, &rep, sizeof(rep));
+		/* as much as both ends grant; read requests go only if both do */
+		fq_conn_param(&param, &rep, sizeof(rep),
+			      min(fq_conn_reads(conn), ev->param.conn.initiator_depth),
+			      min(fq_conn_reads(conn), ev->param.conn.responder_resources));
+		conn->rndv_ok = param.responder_resources && param.initiator_depth;
 		err = rdma_accept(id, &param);
 	}
 	if (err) {
@@ -1085,6 +1297,9 @@ static int fq_cm_active_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		/* an accept without the key's proof is not our peer's */
 		status = fq_cm_rep_ok(conn, id, ev) ? 0 : -EKEYREJECTED;
 		if (!status) {
+			/* the accept says what the listener grants (fq_cm_accept()) */
+			conn->rndv_ok = fq_conn_reads(conn) && ev->param.conn.responder_resources &&
+					ev->param.conn.initiator_depth;
 			conn->established = true;
 			fq_ctrl_conn_up(conn);
 		}
@@ -1221,7 +1436,7 @@ static int fq_cm_try_connect(struct fq_comm *comm, struct fq_conn *conn, unsigne
 	err = fq_auth_mac(comm, &hs, req.mac);
 	if (err)
 		return err;
-	fq_conn_param(&param, &req, sizeof(req));
+	fq_conn_param(&param, &req, sizeof(req), fq_conn_reads(conn), fq_conn_reads(conn));
 	seq = READ_ONCE(conn->cm_seq);
 	err = rdma_connect(id, &param);
 	if (!err)
@@ -1319,6 +1534,7 @@ static int fq_cm_alloc_hw(struct fq_comm *comm)
 		return err;
 	}
 	atomic_inc(&fq_objects.cqs);
+	fq_rndv_alloc_mrs(comm);
 	return 0;
 }
 
@@ -1452,6 +1668,7 @@ void fq_cm_teardown(struct fq_comm *comm)
 		for (c = 0; r != comm->rank && c < fq_nconn(comm); c++)
 			fq_conn_release(fq_peer_conn(comm, &comm->peers[r], c));
 	/* no send reads the buffers now; the device may go once this returns */
+	fq_rndv_free_mrs(comm);
 	fq_regcache_unmap(&comm->regs);
 	if (comm->cq) {
 		ib_free_cq(comm->cq);

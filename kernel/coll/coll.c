@@ -278,16 +278,22 @@ static void *fq_xbuf(struct fq_op *op, const struct fq_xfer *x)
 	return x->buf == FQ_BUF_SRC ? op->src : op->work;
 }
 
-/* The sends' completions so far, into the pipe's view of step @a (pipe.c). */
+/*
+ * What the completions marked so far (sends done with, receives placed),
+ * into the pipe's view of step @a (pipe.c).
+ */
 static void fq_op_sync_freed(struct fq_op *op, u32 a)
 {
 	struct fq_pipe_step *ps = fq_pipe_at(&op->pipe, a);
 	const struct fq_ack *acked = op->acked[fq_pipe_slot(&op->pipe, a)];
 	u32 i;
 
-	for (i = 0; i < ps->st.n; i++)
+	for (i = 0; i < ps->st.n; i++) {
 		if (ps->st.x[i].op == FQ_X_SEND)
 			ps->xs[i].freed = READ_ONCE(acked[i].prefix);
+		else
+			ps->xs[i].msgs = READ_ONCE(acked[i].prefix);
+	}
 }
 
 /*
@@ -342,7 +348,7 @@ static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i, bo
 	const struct fq_dmamap *map = comm->zero_copy && x->len >= FQ_ZC_MIN_BYTES ?
 				      fq_op_dmamap(comm, op, from) : NULL;
 	struct fq_conn *conn;
-	int err = 0, post;
+	int err = 0, post, rts;
 	u32 len, c;
 	u64 off;
 
@@ -352,10 +358,17 @@ static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i, bo
 			err = -ECONNRESET;
 			break;
 		}
-		if (!fq_cm_can_send(conn))
-			break;
 		fq_pipe_msg(p, x, xs->msgs, &off, &len);
-		err = fq_cm_send(conn, from + (off - x->off), len, map, ack, xs->msgs);
+		/* a copy the peer may read into place, from bytes the device has mapped */
+		rts = map && fq_rndv_wanted(comm, x, len) ? fq_rndv_can_send(conn) : -EAGAIN;
+		if (!rts)
+			break;
+		if (rts > 0)
+			err = fq_rndv_send(conn, from + (off - x->off), len, map, ack, xs->msgs);
+		else if (fq_cm_can_send(conn))
+			err = fq_cm_send(conn, from + (off - x->off), len, map, ack, xs->msgs);
+		else
+			break;
 		if (err)
 			break;
 		peer->send_seq++;
@@ -366,64 +379,99 @@ static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i, bo
 	}
 	/* what was built goes out, one chain per channel, error or not */
 	for (c = 0; c < comm->nch; c++) {
+		fq_rndv_release(peer->ch[c]);
 		post = fq_cm_post(peer->ch[c]);
 		err = err ?: post;
 	}
 	return err;
 }
 
-/* Receive @i of the @a-th step in flight places (copies or reduces) what it may. */
+/* The message from @peer is not the one the schedule expects: say what it was. */
+static void fq_pump_refuse(struct fq_comm *comm, struct fq_peer *peer, bool rts, u8 xop,
+			   u32 len, u32 want)
+{
+	if (rts && len == U32_MAX)
+		pr_warn_ratelimited("communicator %llx rank %u: rank %u sent a malformed read request\n",
+				    comm->id, comm->rank, peer->rank);
+	else if (rts && xop != FQ_X_RECV)
+		pr_warn_ratelimited("communicator %llx rank %u: rank %u sent a read request for a message this rank reduces\n",
+				    comm->id, comm->rank, peer->rank);
+	else
+		pr_warn_ratelimited("communicator %llx rank %u: rank %u sent a %s of %u bytes, not %u\n",
+				    comm->id, comm->rank, peer->rank,
+				    rts ? "read request" : "message", len, want);
+}
+
+/*
+ * Receive @i of the @a-th step in flight places (copies or reduces) what
+ * it may; a read request it reads into place, placed when the read is done.
+ */
 static int fq_pump_recv(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i, bool *progress)
 {
 	struct fq_pipe *p = &op->pipe;
 	struct fq_pipe_step *ps = fq_pipe_at(p, a);
 	const struct fq_xfer *x = &ps->st.x[i];
 	struct fq_xstate *xs = &ps->xs[i];
+	struct fq_ack *ack = &op->acked[fq_pipe_slot(p, a)][i];
 	struct fq_peer *peer = &comm->peers[x->peer];
 	u32 op_eff = op->req.redop == FABRIQ_OP_AVG ? FABRIQ_OP_SUM : op->req.redop;
 	u32 es = fq_dtype_size(op->req.dtype);
 	struct fq_conn *conn;
 	u32 len, want, j;
 	void *data, *dst;
+	int err = 0, post;
+	bool rts;
 	u64 off;
-	int err;
 
 	while (fq_pipe_recv_ready(p, a, i)) {
 		conn = peer->ch[peer->recv_seq % comm->nch];
-		if (fq_cm_peek(conn, &data, &len)) {
-			err = fq_cm_closed(conn);
-			if (err < 0)
-				return err;
+		if (fq_cm_peek(conn, &data, &len, &rts)) {
+			err = min(fq_cm_closed(conn), 0);
 			break;
 		}
-		fq_pipe_msg(p, x, xs->msgs, &off, &want);
-		if (len != want)
-			return -EPROTO;
+		fq_pipe_msg(p, x, xs->issued, &off, &want);
+		/* a read request only for a copy (the sender knows: fq_xfer.into) */
+		if (len != want || (rts && x->op != FQ_X_RECV)) {
+			fq_pump_refuse(comm, peer, rts, x->op, len, want);
+			err = -EPROTO;
+			break;
+		}
 		dst = fq_xbuf(op, x) + off;
-		if (x->op == FQ_X_RECV)
-			memcpy(dst, data, want);
-		else if (xs->input)	/* fused: the first reduction reads the input */
-			fq_reduce_to(op->req.dtype, op_eff, dst, fq_fresh_src(&op->fresh, off),
-				     data, want / es);
-		else
-			fq_reduce(op->req.dtype, op_eff, dst, data, want / es);
+		if (rts) {
+			err = fq_rndv_read(conn, data, dst, want, ack, xs->issued);
+			if (err) {
+				err = err == -EAGAIN ? 0 : err;
+				break;
+			}
+		} else {
+			if (x->op == FQ_X_RECV)
+				memcpy(dst, data, want);
+			else if (xs->input)	/* fused: the first reduction reads the input */
+				fq_reduce_to(op->req.dtype, op_eff, dst,
+					     fq_fresh_src(&op->fresh, off), data, want / es);
+			else
+				fq_reduce(op->req.dtype, op_eff, dst, data, want / es);
+			fq_cm_placed(comm, ack, xs->issued);
+		}
 		err = fq_cm_consume(conn);
 		if (err)
-			return err;
+			break;
 		peer->recv_seq++;
 		peer->rx_bytes += want;
-		xs->msgs++;
+		xs->issued++;
 		*progress = true;
-		if (xs->msgs == xs->nmsg)
+		if (xs->issued == xs->nmsg)
 			fq_stats_step_wait(comm, peer, ps->k, fq_op_step_waited(op, a), x->len);
 	}
-	/* credits that could not go out with a full send queue */
+	xs->msgs = READ_ONCE(ack->prefix);
+	/* reads built go out; credits and FINs that could not go out before */
 	for (j = 0; j < comm->nch; j++) {
-		err = fq_cm_return_credits(peer->ch[j], false);
-		if (err)
-			return err;
+		post = fq_cm_post(peer->ch[j]);
+		err = err ?: post;
+		post = fq_cm_return_credits(peer->ch[j], false);
+		err = err ?: post;
 	}
-	return 0;
+	return err;
 }
 
 /*
@@ -628,6 +676,32 @@ static int fq_op_peer_closed(struct fq_comm *comm, struct fq_op *op)
 	return 0;
 }
 
+/*
+ * The peers' read requests this rank read are reported to them: their
+ * calls cannot end before, and this one may have ended with the last
+ * reports still waiting for room on a send queue.
+ */
+static int fq_op_report_reads(struct fq_comm *comm, unsigned long deadline)
+{
+	int left;
+	u64 seen;
+
+	for (;;) {
+		seen = READ_ONCE(comm->events);
+		down_read(&comm->hw_rwsem);
+		left = comm->hw_gone ? -ENODEV : fq_cm_fins_out(comm);
+		up_read(&comm->hw_rwsem);
+		if (left <= 0)
+			return left;
+		if (time_after(jiffies, deadline))
+			return -ETIMEDOUT;
+		wait_event_timeout(comm->wq, READ_ONCE(comm->events) != seen ||
+				   READ_ONCE(comm->err), HZ / 10);
+		if (READ_ONCE(comm->err))
+			return READ_ONCE(comm->err);
+	}
+}
+
 /* Run the schedule's steps, up to FQ_PIPE_DEPTH of them at once (pipe.c). */
 static int fq_op_run_steps(struct fq_comm *comm, struct fq_op *op)
 {
@@ -675,7 +749,7 @@ static int fq_op_run_steps(struct fq_comm *comm, struct fq_op *op)
 		if (left < 0)
 			return -EINTR;
 	}
-	return 0;
+	return fq_op_report_reads(comm, deadline);
 }
 
 static int fq_coll_run(struct fq_comm *comm, struct fq_op *op)

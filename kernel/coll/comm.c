@@ -609,12 +609,13 @@ const char *fq_comm_state_name(const struct fq_comm *comm)
 
 void fq_objects_show(struct seq_file *s)
 {
-	seq_printf(s, "comms %d\npds %d\ncqs %d\nqps %d\ncm_ids %d\nbufs %d\nops %d\npinned_pages %d\nregs %d\ndma_maps %d\n",
+	seq_printf(s, "comms %d\npds %d\ncqs %d\nqps %d\ncm_ids %d\nbufs %d\nops %d\npinned_pages %d\nregs %d\ndma_maps %d\nmrs %d\n",
 		   atomic_read(&fq_objects.comms), atomic_read(&fq_objects.pds),
 		   atomic_read(&fq_objects.cqs), atomic_read(&fq_objects.qps),
 		   atomic_read(&fq_objects.cm_ids), atomic_read(&fq_objects.bufs),
 		   atomic_read(&fq_objects.ops), atomic_read(&fq_objects.pinned_pages),
-		   atomic_read(&fq_objects.regs), atomic_read(&fq_objects.dma_maps));
+		   atomic_read(&fq_objects.regs), atomic_read(&fq_objects.dma_maps),
+		   atomic_read(&fq_objects.mrs));
 }
 
 int fq_comm_init(void)

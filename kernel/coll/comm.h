@@ -51,10 +51,25 @@ static inline u32 fq_chunk_max_pages(u32 chunk)
  */
 #define FQ_ZC_MIN_BYTES		16384
 
-/* immediate data: credits returned in the low 16 bits, the kind above */
+/*
+ * Immediate data: credits returned in the low 16 bits, the kind above,
+ * and how many of the peer's read requests this side has read (the FIN of
+ * a rendezvous, cm.c) in bits 20..27.
+ */
 #define FQ_IMM_CREDITS		0xffffU
 #define FQ_IMM_DATA		BIT(16)
 #define FQ_IMM_CREDIT_ONLY	BIT(17)
+#define FQ_IMM_RTS		BIT(18)	/* with FQ_IMM_DATA: a read request */
+#define FQ_IMM_FIN_SHIFT	20
+#define FQ_IMM_FIN_MAX		0xffU
+
+/*
+ * A message the peer copies into place (struct fq_xfer.into) of this many
+ * bytes or more goes as a read request, when the bytes are in a buffer the
+ * device has mapped: the receiver reads it straight into place.
+ */
+#define FQ_RNDV_MIN_BYTES	FQ_ZC_MIN_BYTES
+#define FQ_RNDV_MRS		32	/* MRs a communicator lends out at once */
 
 struct crypto_shash;
 struct fq_comm;
@@ -100,41 +115,80 @@ struct fq_ack {
  */
 #define FQ_SIGNAL_EVERY		FQ_CREDIT_BATCH
 
+/* what a work request on a data connection's send queue is (cm.c) */
+enum fq_tx_kind {
+	FQ_TX_SEND,	/* a data message (or read request): takes a credit */
+	FQ_TX_REG,	/* registers a read request's MR */
+	FQ_TX_READ,	/* reads a peer's read request into place */
+	FQ_TX_INV,	/* invalidates a read request's MR once the peer read it */
+};
+
 /**
- * struct fq_tx_ent - a data send, from when it is built until it completes
- * @cqe: its completion (signaled, or in error: a flushed send always has one)
+ * struct fq_tx_ent - a work request on a data connection's send queue,
+ * from when it is built until it completes (the queue completes in order)
+ * @cqe: its completion (signaled, or in error: a flushed one always has one)
  * @conn: the connection
- * @wr: the work request, chained to the next one when posted
- * @sge: its gather list: the pages of a zero-copy send, or the send slot
- * @nsge: entries of @sge mapped for this send alone, unmapped when it
+ * @wr: the work request, chained to the next one when posted; @rdma, @reg:
+ *	the same, for a read and a registration
+ * @sge: its gather (a read: scatter) list: the pages of a zero-copy send,
+ *	or the send slot, or where a read lands
+ * @nsge: entries of @sge mapped for this request alone, unmapped when it
  *	completes (0: a slot's, or from a buffer mapped once, dmamap.c)
+ * @kind: enum fq_tx_kind
+ * @dir: the direction @nsge entries are mapped in
  * @ret: credits it carries back to the peer
- * @ack: the sending transfer's, marked at completion (zero-copy only)
+ * @fin: read requests of the peer it reports read
+ * @ack: the transfer's, marked at completion: a zero-copy send's, a
+ *	read's (the receive: placed), an invalidation's (the send: freed)
  * @msg: the message's index in that transfer
+ * @mr: an invalidation's MR, back to the pool at completion
  * @t_post: when it was posted (ktime ns), for the completion time
- * @bytes: its payload
+ * @bytes: its payload (a read request: the bytes it offers)
  */
 struct fq_tx_ent {
 	struct ib_cqe cqe;
 	struct fq_conn *conn;
-	struct ib_send_wr wr;
+	union {
+		struct ib_send_wr wr;
+		struct ib_rdma_wr rdma;
+		struct ib_reg_wr reg;
+	};
 	struct ib_sge sge[FQ_MAX_SGE];
 	u8 nsge;
+	u8 kind;
+	u8 dir;
 	u32 ret;
+	u32 fin;
 	struct fq_ack *ack;
 	u64 msg;
+	struct ib_mr *mr;
 	u64 t_post;
 	u32 bytes;
 };
 
 /**
+ * struct fq_rndv - a read request this side sent, until its MR is invalidated
+ * @mr: the MR that lends the bytes
+ * @ack: the sending transfer's, marked when the MR is invalidated
+ * @msg: the message's index in it
+ */
+struct fq_rndv {
+	struct ib_mr *mr;
+	struct fq_ack *ack;
+	u64 msg;
+};
+
+/**
  * struct fq_qp_stats - what one QP carried; under fq_comm.lock
- * @tx_wrs: data sends completed
- * @tx_cqes: completions of data sends delivered: fewer than @tx_wrs, as
- *	a completion retires the unsignaled sends before it
- * @tx_bytes: their payload
- * @rx_wrs: data messages received
+ * @tx_wrs: data sends completed (read requests included)
+ * @tx_cqes: completions delivered of anything on the send queue (data
+ *	sends, reads, registrations, invalidations): a completion retires
+ *	the unsignaled requests before it
+ * @tx_bytes: their payload (a read request: the bytes it offers)
+ * @rx_wrs: data messages received (read requests: once read)
  * @rx_bytes: their payload
+ * @rts_tx: read requests sent (and completed)
+ * @reads: the peer's read requests read
  * @errors: completions in error (flushes after a close are not errors)
  * @cqe_ns: send post -> completion, summed over @tx_wrs
  * @cqe_max_ns: the slowest
@@ -145,6 +199,8 @@ struct fq_qp_stats {
 	u64 tx_bytes;
 	u64 rx_wrs;
 	u64 rx_bytes;
+	u64 rts_tx;
+	u64 reads;
 	u64 errors;
 	u64 cqe_ns;
 	u64 cqe_max_ns;
@@ -174,19 +230,29 @@ struct fq_qp_stats {
  * @cm_seq: bumped by the active side's rdma_cm handler at each event
  * @cm_status: result of the last event (active side)
  * @rx_buf: FQ_RECV_SLOTS receive slots of chunk bytes, @rx_dma their mappings
- * @tx_buf: FQ_CREDITS send slots, @tx_dma their mappings
- * @tx_ent: what each send in flight holds (indexed like the slots)
+ * @tx_buf: FQ_CREDITS send slots, @tx_dma their mappings (data message
+ *	number i of the connection uses slot i % FQ_CREDITS)
+ * @tx_ent: the work requests in flight, a ring of FQ_TX_ENTS
  * @rx_ctx: one per receive slot
  * @credit_cqe: credit-only sends
- * @tx_posted: sends posted (the engine's alone, no lock): those from here
- *	to @tx_head are built and wait for fq_cm_post()
+ * @tx_posted: work requests posted (the engine's alone, no lock): those
+ *	from here to @tx_head are built and wait for fq_cm_post()
+ * @rndv: the read requests sent and not yet invalidated, a ring of
+ *	FQ_CREDITS: @rndv_head sent, @rndv_fin read by the peer (its FINs),
+ *	@rndv_inv invalidation built
+ * @rndv_ok: the peer and this side read each other's requests (both
+ *	granted reads when connecting)
  *
  * Under fq_comm.lock:
  * @credits: data messages the peer can take now
  * @ret_credits: receive slots reposted, not yet reported to the peer
- * @tx_head: send slots taken; @tx_tail: send slots completed
+ * @fin_pending: the peer's read requests read, not yet reported to it
+ * @ctl_inflight: credit-only messages in flight (each takes a receive
+ *	slot of the peer's FQ_CTL_INFLIGHT spares)
+ * @tx_head: work requests built; @tx_tail: ... completed
+ * @tx_msgs: data messages built; @tx_msgs_done: ... completed
  * @sq_used: work requests on the send queue
- * @rxq: data messages received, in order: slot and length
+ * @rxq: data messages received, in order: slot, length, a read request?
  * @rx_head: next message to consume; @rx_tail: next to fill
  * @st: what the QP carried
  * @qos: the class of service its route carries, read when it was set up
@@ -211,18 +277,28 @@ struct fq_conn {
 	u64 rx_dma[FQ_RECV_SLOTS];
 	void *tx_buf[FQ_CREDITS];
 	u64 tx_dma[FQ_CREDITS];
-	struct fq_tx_ent tx_ent[FQ_CREDITS];
+	struct fq_tx_ent tx_ent[FQ_TX_ENTS];
 	struct fq_rx_ctx rx_ctx[FQ_RECV_SLOTS];
 	struct ib_cqe credit_cqe;
+	struct fq_rndv rndv[FQ_CREDITS];
+	u32 rndv_head;
+	u32 rndv_fin;
+	u32 rndv_inv;
+	bool rndv_ok;
 
 	u32 credits;
 	u32 ret_credits;
+	u32 fin_pending;
+	u32 ctl_inflight;
 	u32 tx_head;
 	u32 tx_tail;
+	u32 tx_msgs;
+	u32 tx_msgs_done;
 	u32 tx_posted;
 	u32 sq_used;
 	struct {
 		u16 slot;
+		bool rts;
 		u32 len;
 	} rxq[FQ_RECV_SLOTS];
 	u32 rx_head;
@@ -322,7 +398,18 @@ enum fq_hb_fault {
 	FQ_HB_FAULT_WAIT_RANK,
 	FQ_HB_FAULT_DEAD_RANK,
 	FQ_HB_FAULT_SLOW_RANK,
-	FQ_HB_FAULT_COUNT
+	FQ_HB_FAULT_COUNT,
+};
+
+/* how the debugfs knob fault_rndv breaks this rank's next read request or FIN */
+enum fq_rndv_fault {
+	FQ_RNDV_FAULT_NONE,
+	FQ_RNDV_FAULT_LEN,	/* a length one more than the message's */
+	FQ_RNDV_FAULT_SHORT,	/* a request of 8 bytes */
+	FQ_RNDV_FAULT_RKEY,	/* a key that is not the MR's */
+	FQ_RNDV_FAULT_REDUCE,	/* a request for a message the peer reduces */
+	FQ_RNDV_FAULT_FIN,	/* 255 reads reported more than done */
+	FQ_RNDV_FAULT_COUNT
 };
 
 /**
@@ -613,9 +700,11 @@ void fq_regcache_unmap(struct fq_regcache *rc);
 int fq_dmamap_map(struct fq_dmamap *m, struct ib_device *dev, void *base, struct page **pages,
 		  u32 npages, enum dma_data_direction dir);
 void fq_dmamap_unmap(struct fq_dmamap *m);
-int fq_sge_build(struct ib_device *dev, u32 lkey, const struct fq_dmamap *map,
+int fq_sge_build(struct ib_device *dev, enum dma_data_direction dir, u32 lkey,
+		 const struct fq_dmamap *map,
 		 const void *data, u32 len, struct ib_sge *sge, u32 max, bool *own);
-void fq_sge_unmap(struct ib_device *dev, const struct ib_sge *sge, u32 n);
+void fq_sge_unmap(struct ib_device *dev, enum dma_data_direction dir, const struct ib_sge *sge,
+		  u32 n);
 
 /* cm_auth.c */
 /**
@@ -777,12 +866,17 @@ struct fq_small {
  *	stop it, which may run beside it under a read @hw_rwsem (COMM_INIT)
  * @ibdev: the device the listener bound to
  * @pd: protection domain; @cq: one CQ for every QP
+ * @mrs: the MRs read requests lend bytes through (@nmrs of them; none:
+ *	no rendezvous), @mr_free the @nmr_free not lent (under @lock)
+ * @mr_key: the key byte of the next registration (engine)
+ * @rndv_sg: the engine's room to build a registration's page list
  * @listen_id: the listener
  * @peers: @nranks entries (this rank's unused)
  * @lock: protects the conn fields marked so, @err, @events, @tx_wake and
  *	@tx_cqe_avg_ns
  * @wq: the engine and COMM_INIT wait here for progress
  * @events: bumped at every completion and connection event
+ * @fins: the connections' fin_pending, summed
  * @tx_wake: send completions and returned credits wake @wq (cleared
  *	while the engine waits for receives alone: fq_cm_tx_wake())
  * @tx_cqe_avg_ns: a moving average of data sends' post -> completion
@@ -810,6 +904,8 @@ struct fq_small {
  * @fault_delay_us: debugfs fault knob: sleep this long before each step
  * @fault_heartbeat: debugfs fault knob: break the next heartbeat so
  *	(enum fq_hb_fault; taken by the one it breaks)
+ * @fault_rndv: debugfs fault knob: break the next read request or FIN so
+ *	(enum fq_rndv_fault, rndv.c)
  * @slow_scratch: room to sort the peers' waits (slow-peer detector)
  * @regs: the user buffers pinned for its calls (regcache.c)
  * @small: the preallocated call of small synchronous calls
@@ -854,12 +950,19 @@ struct fq_comm {
 	struct ib_device *ibdev;
 	struct ib_pd *pd;
 	struct ib_cq *cq;
+	struct ib_mr *mrs[FQ_RNDV_MRS];
+	u32 nmrs;
+	struct ib_mr *mr_free[FQ_RNDV_MRS];
+	u32 nmr_free;
+	u8 mr_key;
+	struct scatterlist rndv_sg[FQ_MAX_SGE];
 	struct rdma_cm_id *listen_id;
 	struct fq_peer *peers;
 
 	spinlock_t lock;		/* see above */
 	wait_queue_head_t wq;
 	u64 events;
+	u32 fins;
 	bool tx_wake;
 	u64 tx_cqe_avg_ns;
 	bool busy_poll;
@@ -886,6 +989,7 @@ struct fq_comm {
 	struct fq_comm_stats stats;
 	u32 fault_delay_us;
 	u32 fault_heartbeat;
+	u32 fault_rndv;
 	u64 *slow_scratch;
 	struct fq_regcache regs;
 	struct fq_small *small;
@@ -944,6 +1048,7 @@ struct fq_objects {
 	atomic_t pinned_pages;
 	atomic_t regs;
 	atomic_t dma_maps;
+	atomic_t mrs;
 };
 
 extern struct fq_objects fq_objects;
@@ -969,6 +1074,7 @@ extern const struct fq_tm_stats_ext fq_comm_stats_ext;
 void fq_debugfs_comm_init(void);
 void fq_debugfs_comm_add(struct fq_comm *comm);
 void fq_debugfs_comm_del(struct fq_comm *comm);
+void fq_fault_choices(struct seq_file *s, const char *const *names, u32 n, u32 armed);
 
 /* comm_stats.c */
 void fq_stats_op_start(struct fq_comm *comm, struct fq_op *op);
@@ -993,7 +1099,30 @@ int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, const struct fq_
 int fq_cm_post(struct fq_conn *conn);
 bool fq_cm_tx_idle(struct fq_comm *comm);
 bool fq_cm_can_send(struct fq_conn *conn);
-int fq_cm_peek(struct fq_conn *conn, void **data, u32 *len);
+int fq_cm_peek(struct fq_conn *conn, void **data, u32 *len, bool *rts);
+void fq_cm_placed(struct fq_comm *comm, struct fq_ack *ack, u64 msg);
+int fq_cm_fins_out(struct fq_comm *comm);
+/* cm.c's send queue, for rndv.c (comm->lock held, or as each says) */
+bool fq_tx_room(const struct fq_conn *conn, u32 n);
+bool fq_msg_room(const struct fq_conn *conn, u32 n);
+struct fq_tx_ent *fq_tx_take(struct fq_conn *conn, u8 kind);
+u32 fq_tx_slot(const struct fq_conn *conn);
+__be32 fq_tx_imm(const struct fq_tx_ent *ent, u32 kind);
+void fq_tx_unwind(struct fq_conn *conn, struct fq_tx_ent *ent, int err);
+
+/* rndv.c */
+void fq_rndv_alloc_mrs(struct fq_comm *comm);
+void fq_rndv_free_mrs(struct fq_comm *comm);
+int fq_rndv_can_send(struct fq_conn *conn);
+int fq_rndv_send(struct fq_conn *conn, const void *data, u32 len, const struct fq_dmamap *map,
+		 struct fq_ack *ack, u64 msg);
+int fq_rndv_read(struct fq_conn *conn, const void *rts, void *dst, u32 len, struct fq_ack *ack,
+		 u64 msg);
+void fq_rndv_release(struct fq_conn *conn);
+bool fq_rndv_fault_fin(struct fq_comm *comm);
+bool fq_rndv_wanted(struct fq_comm *comm, const struct fq_xfer *x, u32 len);
+int fq_rndv_fault_set(struct fq_comm *comm, const char *name);
+void fq_rndv_fault_show(struct seq_file *s, struct fq_comm *comm);
 int fq_cm_consume(struct fq_conn *conn);
 int fq_cm_return_credits(struct fq_conn *conn, bool force);
 int fq_cm_closed(struct fq_conn *conn);

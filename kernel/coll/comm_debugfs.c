@@ -37,6 +37,10 @@
  *                                next heartbeat so (short, magic, rank,
  *                                wait_rank, dead_rank, slow_rank; read:
  *                                the choices)
+ *   comms/<id>-r<rank>/fault_rndv fault knob: this rank breaks its next
+ *                                read request (len, short, rkey, reduce:
+ *                                one for a message the peer reduces) or
+ *                                FIN (fin: 255 more than it read) so
  *
  * The rank is part of the name because several ranks of one communicator
  * may run on one host.  Readers take setup_lock, under which teardown
@@ -94,10 +98,10 @@ static int fq_comm_peers_show(struct seq_file *s, void *unused)
 	u64 wait, wait_last;
 	bool up;
 
-	seq_printf(s, "%-6s %-3s %-40s %-8s %-5s %-7s %10s %10s %14s %14s %10s %10s %6s %8s %11s %14s %14s %4s\n",
+	seq_printf(s, "%-6s %-3s %-40s %-8s %-5s %-7s %10s %10s %14s %14s %10s %10s %6s %8s %11s %14s %14s %4s %10s %10s\n",
 		   "peer", "ch", "address", "qpn", "state", "credits", "msgs_tx", "msgs_rx",
 		   "bytes_tx", "bytes_rx", "tx_done", "tx_cqes", "errors", "inflight", "cqe_avg_ns",
-		   "wait_ns", "wait_last_ns", "slow");
+		   "wait_ns", "wait_last_ns", "slow", "rts_tx", "reads");
 	/* the QPs: teardown (device removal) frees them with hw_rwsem held for writing */
 	down_read(&comm->hw_rwsem);
 	mutex_lock(&comm->setup_lock);
@@ -124,12 +128,12 @@ static int fq_comm_peers_show(struct seq_file *s, void *unused)
 			 * bounds in ip4_addr_string_sa).
 			 */
 			snprintf(addr, sizeof(addr), "%pISpc", &comm->addrs[r]);
-			seq_printf(s, "%-6u %-3u %-40s %-8u %-5s %-7u %10llu %10llu %14llu %14llu %10llu %10llu %6llu %8u %11llu %14llu %14llu %4s\n",
+			seq_printf(s, "%-6u %-3u %-40s %-8u %-5s %-7u %10llu %10llu %14llu %14llu %10llu %10llu %6llu %8u %11llu %14llu %14llu %4s %10llu %10llu\n",
 				   r, ch, addr, qpn, up ? "up" : "down", credits,
 				   p->send_seq, p->recv_seq, p->tx_bytes, p->rx_bytes, qs.tx_wrs,
 				   qs.tx_cqes, qs.errors, inflight,
 				   qs.tx_wrs ? div64_u64(qs.cqe_ns, qs.tx_wrs) : 0, wait, wait_last,
-				   p->slow.raised ? "yes" : "no");
+				   p->slow.raised ? "yes" : "no", qs.rts_tx, qs.reads);
 		}
 	}
 	mutex_unlock(&comm->setup_lock);
@@ -182,19 +186,25 @@ static int fq_comm_regcache_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(fq_comm_regcache);
 
-static int fq_comm_fault_heartbeat_show(struct seq_file *s, void *unused)
+/**
+ * fq_fault_choices() - a fault knob's choices, the armed one in brackets
+ * @s: the file
+ * @names: the choices' names
+ * @n: how many
+ * @armed: the one armed
+ */
+void fq_fault_choices(struct seq_file *s, const char *const *names, u32 n, u32 armed)
 {
-	fq_ctrl_fault_show(s, s->private);
-	return 0;
+	u32 f;
+
+	for (f = 0; f < n; f++)
+		seq_printf(s, f == armed ? "%s[%s]" : "%s%s", f ? " " : "", names[f]);
+	seq_putc(s, '\n');
 }
 
-static int fq_comm_fault_heartbeat_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, fq_comm_fault_heartbeat_show, inode->i_private);
-}
-
-static ssize_t fq_comm_fault_heartbeat_write(struct file *file, const char __user *ubuf,
-					     size_t len, loff_t *ppos)
+/* A fault knob takes the name of a choice (set() refuses others). */
+static ssize_t fq_fault_write(struct file *file, const char __user *ubuf, size_t len,
+			      int (*set)(struct fq_comm *comm, const char *name))
 {
 	struct fq_comm *comm = ((struct seq_file *)file->private_data)->private;
 	char name[16];
@@ -205,18 +215,37 @@ static ssize_t fq_comm_fault_heartbeat_write(struct file *file, const char __use
 	if (copy_from_user(name, ubuf, len))
 		return -EFAULT;
 	name[len] = '\0';
-	err = fq_ctrl_fault_set(comm, name);
+	err = set(comm, name);
 	return err ? err : len;
 }
 
-static const struct file_operations fq_comm_fault_heartbeat_fops = {
-	.owner = THIS_MODULE,
-	.open = fq_comm_fault_heartbeat_open,
-	.read = seq_read,
-	.write = fq_comm_fault_heartbeat_write,
-	.llseek = seq_lseek,
-	.release = single_release,
-};
+/* the file of a fault knob: read shows the choices (@show), write arms one (@set) */
+#define FQ_FAULT_KNOB(knob, show, set)							\
+static int fq_comm_##knob##_show(struct seq_file *s, void *unused)			\
+{											\
+	show(s, s->private);								\
+	return 0;									\
+}											\
+static int fq_comm_##knob##_open(struct inode *inode, struct file *file)		\
+{											\
+	return single_open(file, fq_comm_##knob##_show, inode->i_private);		\
+}											\
+static ssize_t fq_comm_##knob##_write(struct file *file, const char __user *ubuf,	\
+				      size_t len, loff_t *ppos)				\
+{											\
+	return fq_fault_write(file, ubuf, len, set);					\
+}											\
+static const struct file_operations fq_comm_##knob##_fops = {				\
+	.owner = THIS_MODULE,								\
+	.open = fq_comm_##knob##_open,							\
+	.read = seq_read,								\
+	.write = fq_comm_##knob##_write,						\
+	.llseek = seq_lseek,								\
+	.release = single_release,							\
+}
+
+FQ_FAULT_KNOB(fault_heartbeat, fq_ctrl_fault_show, fq_ctrl_fault_set);
+FQ_FAULT_KNOB(fault_rndv, fq_rndv_fault_show, fq_rndv_fault_set);
 
 static int fq_objects_file_show(struct seq_file *s, void *unused)
 {
@@ -273,6 +302,8 @@ void fq_debugfs_comm_add(struct fq_comm *comm)
 	/* fault injection: break the next heartbeat (ctrl.c) */
 	debugfs_create_file("fault_heartbeat", 0600, comm->dbg_dir, comm,
 			    &fq_comm_fault_heartbeat_fops);
+	/* fault injection: break the next read request or FIN (rndv.c) */
+	debugfs_create_file("fault_rndv", 0600, comm->dbg_dir, comm, &fq_comm_fault_rndv_fops);
 }
 
 void fq_debugfs_comm_del(struct fq_comm *comm)

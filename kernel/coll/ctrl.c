@@ -262,11 +262,7 @@ int fq_ctrl_fault_set(struct fq_comm *comm, const char *name)
 /* The knob's choices, the armed one in brackets. */
 void fq_ctrl_fault_show(struct seq_file *s, struct fq_comm *comm)
 {
-	u32 armed = READ_ONCE(comm->fault_heartbeat), f;
-
-	for (f = 0; f < FQ_HB_FAULT_COUNT; f++)
-		seq_printf(s, f == armed ? "%s[%s]" : "%s%s", f ? " " : "", fq_hb_fault_names[f]);
-	seq_putc(s, '\n');
+	fq_fault_choices(s, fq_hb_fault_names, FQ_HB_FAULT_COUNT, READ_ONCE(comm->fault_heartbeat));
 }
 
 /* Break @m, about to go to @peer, as the knob says, once. */

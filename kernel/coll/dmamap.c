@@ -133,15 +133,17 @@ static struct page *fq_addr_page(const void *p)
 }
 
 /**
- * fq_sge_unmap() - unmap what fq_sge_build() mapped for one send
+ * fq_sge_unmap() - unmap what fq_sge_build() mapped for one request
  * @dev: the device
- * @sge: the send's gather list
+ * @dir: the direction it mapped them in
+ * @sge: the request's list
  * @n: its entries
  */
-void fq_sge_unmap(struct ib_device *dev, const struct ib_sge *sge, u32 n)
+void fq_sge_unmap(struct ib_device *dev, enum dma_data_direction dir, const struct ib_sge *sge,
+		  u32 n)
 {
 	while (n--)
-		ib_dma_unmap_page(dev, sge[n].addr, sge[n].length, DMA_TO_DEVICE);
+		ib_dma_unmap_page(dev, sge[n].addr, sge[n].length, dir);
 }
 
 /* The device address of @data, which @map holds, for a send of @n bytes. */
@@ -160,8 +162,11 @@ static u64 fq_sge_addr(struct ib_device *dev, const struct fq_dmamap *map, const
 }
 
 /**
- * fq_sge_build() - the gather list of a send of [@data, @data + @len)
+ * fq_sge_build() - the gather list of a send of [@data, @data + @len), or
+ * the scatter list of a read into it
  * @dev: the device
+ * @dir: DMA_TO_DEVICE (a send) or DMA_FROM_DEVICE (a read: @map must be
+ *	NULL, as the long-lived mappings are the device's to read only)
  * @lkey: the local key of every entry
  * @map: a mapping that may hold the bytes (NULL: none does)
  * @data: the bytes, in kernel memory or a kernel mapping of pinned pages
@@ -175,8 +180,9 @@ static u64 fq_sge_addr(struct ib_device *dev, const struct fq_dmamap *map, const
  * Context: any.  Return: the entries filled, or -EINVAL (more than @max
  * needed) or -ENOMEM (mapping failed), with nothing left mapped.
  */
-int fq_sge_build(struct ib_device *dev, u32 lkey, const struct fq_dmamap *map,
-		 const void *data, u32 len, struct ib_sge *sge, u32 max, bool *own)
+int fq_sge_build(struct ib_device *dev, enum dma_data_direction dir, u32 lkey,
+		 const struct fq_dmamap *map, const void *data, u32 len, struct ib_sge *sge,
+		 u32 max, bool *own)
 {
 	u32 k = 0, n;
 	u64 addr;
@@ -191,7 +197,7 @@ int fq_sge_build(struct ib_device *dev, u32 lkey, const struct fq_dmamap *map,
 			addr = fq_sge_addr(dev, map, data, n);
 		} else {
 			addr = ib_dma_map_page(dev, fq_addr_page(data), offset_in_page(data), n,
-					       DMA_TO_DEVICE);
+					       dir);
 			if (ib_dma_mapping_error(dev, addr)) {
 				err = -ENOMEM;
 				break;
@@ -206,7 +212,7 @@ int fq_sge_build(struct ib_device *dev, u32 lkey, const struct fq_dmamap *map,
 			k++;
 		} else {
 			if (!map)
-				ib_dma_unmap_page(dev, addr, n, DMA_TO_DEVICE);
+				ib_dma_unmap_page(dev, addr, n, dir);
 			err = -EINVAL;
 			break;
 		}
@@ -216,6 +222,6 @@ int fq_sge_build(struct ib_device *dev, u32 lkey, const struct fq_dmamap *map,
 	if (!err)
 		return k;
 	if (!map)
-		fq_sge_unmap(dev, sge, k);
+		fq_sge_unmap(dev, dir, sge, k);
 	return err;
 }

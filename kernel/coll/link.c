@@ -51,7 +51,7 @@ static u64 fq_link_oldest(const struct fq_comm *comm, const struct fq_peer *peer
 		if (!conn || conn->tx_tail == READ_ONCE(conn->tx_posted))
 			continue;
 		/* the engine sets it when it posts, without this lock */
-		t = READ_ONCE(conn->tx_ent[conn->tx_tail % FQ_CREDITS].t_post);
+		t = READ_ONCE(conn->tx_ent[conn->tx_tail % FQ_TX_ENTS].t_post);
 		if (now > t)
 			oldest = max(oldest, now - t);
 	}

@@ -111,6 +111,7 @@ struct fq_pipe_step *fq_pipe_admit(struct fq_pipe *p)
 
 		ps->xs[i].nmsg = len ? (len + p->chunk - 1) / p->chunk : 1;
 		ps->xs[i].msgs = 0;
+		ps->xs[i].issued = 0;
 		ps->xs[i].freed = 0;
 		ps->xs[i].input = p->fresh && fq_fresh_xfer_begin(p->fresh, &ps->st.x[i]);
 	}
@@ -194,12 +195,15 @@ bool fq_pipe_send_ready(const struct fq_pipe *p, u32 a, u32 i)
 
 /**
  * fq_pipe_recv_ready() - may receive @i of the @a-th step in flight place
- * its next message now?
+ * its next message (its @issued-th) now?
  * @p: the pipe
  * @a: the step, counted from the oldest in flight
  * @i: a receive of it
  *
- * The caller checks that the message has arrived.
+ * The caller checks that the message has arrived.  Messages from one
+ * peer are taken in order; the bytes a message writes must be free of
+ * earlier readers and writers.  What a later message may rely on is what
+ * is placed (@msgs), not what is only being read into place.
  */
 bool fq_pipe_recv_ready(const struct fq_pipe *p, u32 a, u32 i)
 {
@@ -208,9 +212,9 @@ bool fq_pipe_recv_ready(const struct fq_pipe *p, u32 a, u32 i)
 	u64 off;
 	u32 b, j, len;
 
-	if (ps->xs[i].msgs == ps->xs[i].nmsg)
+	if (ps->xs[i].issued == ps->xs[i].nmsg)
 		return false;
-	fq_pipe_msg(p, x, ps->xs[i].msgs, &off, &len);
+	fq_pipe_msg(p, x, ps->xs[i].issued, &off, &len);
 	for (b = 0; b <= a; b++) {
 		e = fq_pipe_get(p, b);
 		for (j = 0; j < e->st.n; j++) {
@@ -218,9 +222,9 @@ bool fq_pipe_recv_ready(const struct fq_pipe *p, u32 a, u32 i)
 
 			if (b == a && j == i)
 				continue;
-			/* messages from one peer are placed in the schedule's order */
+			/* messages from one peer are taken in the schedule's order */
 			if (y->op != FQ_X_SEND && y->peer == x->peer && (b < a || j < i) &&
-			    e->xs[j].msgs < e->xs[j].nmsg)
+			    e->xs[j].issued < e->xs[j].nmsg)
 				return false;
 			/* a send that forwards what @i places reads it after */
 			if (b == a && y->dep == (s8)i)

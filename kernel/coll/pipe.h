@@ -17,6 +17,9 @@
  * struct fq_xstate - how far one transfer of a step in flight got
  * @nmsg: its messages (a zero-byte transfer still exchanges one)
  * @msgs: messages built (a send) or placed (a receive)
+ * @issued: a receive's messages taken from the connection, in order: placed,
+ *	or being read into place (cm.c's rendezvous), which @msgs counts
+ *	once the read is done (in order too)
  * @freed: a send's messages whose bytes it no longer reads (copied out,
  *	or sent and completed), as far as its owner last looked
  * @input: it reads its local bytes from the input (coll_fresh.c)
@@ -24,6 +27,7 @@
 struct fq_xstate {
 	u64 nmsg;
 	u64 msgs;
+	u64 issued;
 	u64 freed;
 	bool input;
 };

@@ -15,13 +15,14 @@
 
 /*
  * 3: a control connection per pair; 4: struct fabriq_status of 64 bytes
- * (slow_rank, slow_ratio, slow_links).  Since version 2 the request
+ * (slow_rank, slow_ratio, slow_links); 5: read requests (struct
+ * fabriq_rts) on the data connections.  Since version 2 the request
  * starts with version and rank and has comm_id at byte 16, so a listener
  * (of version 4 or later) refuses a request of another version for its
  * communicator with a reason (FABRIQ_CM_REJ_VERSION) instead of in
  * silence.
  */
-#define FABRIQ_CM_VERSION	4
+#define FABRIQ_CM_VERSION	5
 #define FABRIQ_CM_MAC_LEN	24	/* HMAC-SHA256 over the handshake, truncated */
 
 /* the connect request: who the connecting rank says it is, and the proof */
@@ -110,6 +111,23 @@ struct fabriq_cm_rej {
 	__be32 version;			/* the listener's FABRIQ_CM_VERSION
 					 * (from version 4 on)
 					 */
+};
+
+/*
+ * A read request (rendezvous): instead of a data message of at least 16
+ * KiB that the receiver copies into place, the sender sends this, as a
+ * send with immediate data (bit 18 set beside the data bit 16), and lends
+ * the bytes through an MR for remote reading only.  The receiver reads
+ * them straight into place with an RDMA READ, then reports it (bits
+ * 20..27 of the immediate data of any later message of its own: how many
+ * requests it has read since the last report), and the sender invalidates
+ * the MR.  Both ends must grant reads when connecting (responder
+ * resources and initiator depth both non-zero), else neither sends one.
+ */
+struct fabriq_rts {
+	__be64 addr;	/* the bytes' address in the MR (it starts within a page) */
+	__be32 rkey;
+	__be32 len;	/* what the receiver expects, else it fails (-EPROTO) */
 };
 
 #endif /* _UAPI_LINUX_FABRIQ_WIRE_H */

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rndv.c - the rendezvous: a large message the receiver copies into place
+ * (struct fq_xfer.into) is read by the receiver straight into place
+ * instead of landing in a receive slot to be copied out of it.
+ *
+ * The sender registers the message's bytes in one of the communicator's
+ * FRWR MRs, for remote reading only and with a fresh key, and sends a
+ * read request (struct fabriq_rts: address, key, length) in place of the
+ * data, as a data message (it takes a credit and keeps the order of the
+ * connection's messages).  The receiver checks it against the message it
+ * expects, and once the bytes may be written (pipe.c) reads them with an
+ * RDMA READ into its buffer, mapped for that read alone; the message is
+ * placed when the read completes.  It reports the reads done (the FIN: a
+ * count in the immediate data of its next message, or of a credit-only
+ * one), and the sender invalidates the MR before it lets the bytes
+ * change: the peer reads exactly the bytes lent, for as long as they are
+ * lent.  The receiver pulls, so it needs no grant ahead of time and
+ * writes nothing it did not ask for; the sender exposes nothing but
+ * what it sends anyway.
+ *
+ * The MRs are the communicator's (FQ_RNDV_MRS, whatever the ranks); a
+ * message finding none free goes as a plain one, so no send waits on
+ * another peer's.  Each connection has at most FQ_CREDITS read requests
+ * out.  Both ends grant reads when connecting, or neither sends one.
+ *
+ * The debugfs knob fault_rndv breaks this rank's next read request or
+ * FIN, so that the tests see the peer refuse it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/scatterlist.h>
+#include <linux/seq_file.h>
+#include <linux/string.h>
+#include <rdma/ib_verbs.h>
+
+#include "comm.h"
+
+static bool rendezvous = true;
+module_param(rendezvous, bool, 0644);
+MODULE_PARM_DESC(rendezvous,
+		 "large messages a peer copies into place go as read requests it reads into place (default on; read when a communicator connects)");
+
+/*
+ * The MRs read requests lend bytes through, as many as the device gives
+ * up to FQ_RNDV_MRS, whatever the ranks: none (no rendezvous) without
+ * zero-copy, fast registration or reads.  Context: process.
+ */
+void fq_rndv_alloc_mrs(struct fq_comm *comm)
+{
+	const struct ib_device_attr *attrs = &comm->ibdev->attrs;
+	struct ib_mr *mr;
+
+	if (!READ_ONCE(rendezvous) || !comm->zero_copy ||
+	    !(attrs->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) ||
+	    !attrs->max_qp_rd_atom || !attrs->max_qp_init_rd_atom)
+		return;
+	while (comm->nmrs < FQ_RNDV_MRS) {
+		mr = ib_alloc_mr(comm->pd, IB_MR_TYPE_MEM_REG, fq_chunk_max_pages(comm->chunk));
+		if (IS_ERR(mr))
+			break;
+		atomic_inc(&fq_objects.mrs);
+		comm->mrs[comm->nmrs++] = mr;
+		comm->mr_free[comm->nmr_free++] = mr;
+	}
+}
+
+/* Context: process; no QP of @comm's may use them any more. */
+void fq_rndv_free_mrs(struct fq_comm *comm)
+{
+	while (comm->nmrs) {
+		ib_dereg_mr(comm->mrs[--comm->nmrs]);
+		atomic_dec(&fq_objects.mrs);
+	}
+	comm->nmr_free = 0;
+}
+
+/**
+ * fq_rndv_wanted() - should message @len of send @x go as a read request?
+ * @comm: the communicator
+ * @x: the send
+ * @len: the message's length
+ *
+ * When the peer copies it into place, and it is large enough that reading
+ * beats copying (the fault knob's "reduce" says yes to any message).
+ */
+bool fq_rndv_wanted(struct fq_comm *comm, const struct fq_xfer *x, u32 len)
+{
+	return len >= FQ_RNDV_MIN_BYTES &&
+	       (x->into == FQ_X_RECV || READ_ONCE(comm->fault_rndv) == FQ_RNDV_FAULT_REDUCE);
+}
+
+/**
+ * fq_rndv_can_send() - may a read request go out on @conn now?
+ * @conn: a connection
+ *
+ * Both ends granted reads and an MR is free (else the message goes as a
+ * plain one: the MRs are the communicator's, and a send must never wait
+ * on another peer's), and there is room for the registration and the
+ * request.
+ *
+ * Return: 1 if it may, 0 if it may once earlier read requests of the
+ * connection are read (they take no MR another peer's send waits for,
+ * and are read in order), -EAGAIN if it goes as a plain message.
+ */
+int fq_rndv_can_send(struct fq_conn *conn)
+{
+	struct fq_comm *comm = conn->comm;
+	int ok;
+
+	spin_lock_bh(&comm->lock);
+	if (!conn->rndv_ok || !comm->nmr_free)
+		ok = -EAGAIN;
+	else
+		ok = conn->rndv_head - conn->rndv_inv < FQ_CREDITS && fq_msg_room(conn, 2);
+	spin_unlock_bh(&comm->lock);
+	return ok;
+}
+
+/*
+ * Register [@data, @data + @len), which @map holds, for reading by the
+ * peer of @conn: the registration @reg, with a fresh key, and @mr's
+ * address as the peer sees it, which starts at the byte's offset in its
+ * page (no kernel address goes on the wire).  Context: process (a device
+ * may sleep mapping a page list); the engine alone.
+ */
+static int fq_rndv_register(struct fq_conn *conn, struct fq_tx_ent *reg, struct ib_mr *mr,
+			    const void *data, u32 len, const struct fq_dmamap *map)
+{
+	struct fq_comm *comm = conn->comm;
+	struct scatterlist *sg = comm->rndv_sg;
+	bool own;
+	int n, k;
+
+	n = fq_sge_build(comm->ibdev, DMA_TO_DEVICE, comm->pd->local_dma_lkey, map, data, len,
+			 reg->sge, FQ_MAX_SGE, &own);
+	if (n <= 0 || own) {	/* the caller checked that @map holds the bytes */
+		if (n > 0)
+			fq_sge_unmap(comm->ibdev, DMA_TO_DEVICE, reg->sge, n);
+		return n < 0 ? n : -EINVAL;
+	}
+	sg_init_table(sg, n);
+	for (k = 0; k < n; k++) {
+		sg_dma_address(&sg[k]) = reg->sge[k].addr;
+		sg_dma_len(&sg[k]) = reg->sge[k].length;
+	}
+	ib_update_fast_reg_key(mr, ++comm->mr_key);
+	if (ib_map_mr_sg(mr, sg, n, NULL, PAGE_SIZE) != n)
+		return -EINVAL;
+	mr->iova = offset_in_page(data);
+	reg->reg = (struct ib_reg_wr){
+		.wr = { .wr_cqe = &reg->cqe, .opcode = IB_WR_REG_MR },
+		.mr = mr,
+		.key = mr->rkey,
+		.access = IB_ACCESS_REMOTE_READ,
+	};
+	return 0;
+}
+
+/**
+ * fq_rndv_send() - build a read request for one data message of @len
+ * bytes: its MR's registration, then the request; fq_cm_post() posts them
+ * @conn: an established connection
+ * @data: the bytes, in a buffer the device has mapped (@map)
+ * @len: how many, up to the chunk size
+ * @map: that mapping
+ * @ack: the transfer's; message @msg is marked done once the peer read
+ *	it (its FIN) and the MR is invalidated
+ * @msg: the message's index in its transfer
+ *
+ * The caller checked fq_rndv_can_send().  The bytes must stay put until @ack
+ * says so.  Context: process; hw_rwsem held for reading.
+ * Return: 0 or -errno.
+ */
+int fq_rndv_send(struct fq_conn *conn, const void *data, u32 len, const struct fq_dmamap *map,
+		 struct fq_ack *ack, u64 msg)
+{
+	struct fq_comm *comm = conn->comm;
+	struct fq_tx_ent *reg, *ent;
+	struct fabriq_rts *rts;
+	u32 slot, fault;
+	struct ib_mr *mr;
+	int err;
+
+	spin_lock_bh(&comm->lock);
+	mr = comm->mr_free[--comm->nmr_free];
+	reg = fq_tx_take(conn, FQ_TX_REG);
+	ent = fq_tx_take(conn, FQ_TX_SEND);
+	slot = fq_tx_slot(conn);
+	ent->mr = mr;
+	ent->msg = msg;
+	ent->bytes = len;
+	conn->rndv[conn->rndv_head % FQ_CREDITS] = (struct fq_rndv){ mr, ack, msg };
+	conn->rndv_head++;
+	spin_unlock_bh(&comm->lock);
+
+	err = fq_rndv_register(conn, reg, mr, data, len, map);
+	if (err) {
+		spin_lock_bh(&comm->lock);
+		comm->mr_free[comm->nmr_free++] = mr;	/* not registered */
+		spin_unlock_bh(&comm->lock);
+		fq_tx_unwind(conn, ent, err);
+		fq_tx_unwind(conn, reg, err);
+		return err;
+	}
+	rts = conn->tx_buf[slot];
+	*rts = (struct fabriq_rts){
+		.addr = cpu_to_be64(mr->iova),
+		.rkey = cpu_to_be32(mr->rkey),
+		.len = cpu_to_be32(len),
+	};
+	fault = xchg(&comm->fault_rndv, FQ_RNDV_FAULT_NONE);
+	if (fault == FQ_RNDV_FAULT_LEN)
+		rts->len = cpu_to_be32(len + 1);
+	else if (fault == FQ_RNDV_FAULT_RKEY)
+		rts->rkey = cpu_to_be32(mr->rkey ^ 0x5a5a5a00);
+	else if (fault == FQ_RNDV_FAULT_FIN)	/* not this one's to break */
+		WRITE_ONCE(comm->fault_rndv, fault);
+	ib_dma_sync_single_for_device(comm->ibdev, conn->tx_dma[slot], sizeof(*rts), DMA_TO_DEVICE);
+	ent->sge[0].addr = conn->tx_dma[slot];
+	ent->sge[0].length = fault == FQ_RNDV_FAULT_SHORT ? sizeof(rts->addr) : sizeof(*rts);
+	ent->sge[0].lkey = comm->pd->local_dma_lkey;
+	ent->wr = (struct ib_send_wr){
+		.wr_cqe = &ent->cqe,
+		.opcode = IB_WR_SEND_WITH_IMM,
+		.sg_list = ent->sge,
+		.num_sge = 1,
+		.ex.imm_data = fq_tx_imm(ent, FQ_IMM_DATA | FQ_IMM_RTS),
+	};
+	return 0;
+}
+
+/**
+ * fq_rndv_read() - build the read of a read request @rts the peer sent on
+ * @conn into [@dst, @dst + @len); fq_cm_post() posts it
+ * @conn: the connection
+ * @rts: the request (fq_cm_peek()), which gave @len
+ * @dst: where the bytes go
+ * @len: how many
+ * @ack: the receive's; message @msg is marked placed when the read completes
+ * @msg: the message's index in its transfer
+ *
+ * Context: process; hw_rwsem held for reading.  Return: 0, -EAGAIN (no
+ * room on the send queue now) or -errno.
+ */
+int fq_rndv_read(struct fq_conn *conn, const void *rts, void *dst, u32 len, struct fq_ack *ack,
+		 u64 msg)
+{
+	const struct fabriq_rts *req = rts;
+	struct fq_comm *comm = conn->comm;
+	struct fq_tx_ent *ent;
+	bool own;
+	int n;
+
+	spin_lock_bh(&comm->lock);
+	if (!fq_tx_room(conn, 1)) {
+		spin_unlock_bh(&comm->lock);
+		return -EAGAIN;
+	}
+	ent = fq_tx_take(conn, FQ_TX_READ);
+	ent->ack = ack;
+	ent->msg = msg;
+	ent->bytes = len;
+	ent->dir = DMA_FROM_DEVICE;
+	spin_unlock_bh(&comm->lock);
+
+	n = fq_sge_build(comm->ibdev, DMA_FROM_DEVICE, comm->pd->local_dma_lkey, NULL, dst, len,
+			 ent->sge, FQ_MAX_SGE, &own);
+	if (n < 0) {
+		fq_tx_unwind(conn, ent, n);
+		return n;
+	}
+	ent->nsge = n;
+	ent->rdma = (struct ib_rdma_wr){
+		.wr = {
+			.wr_cqe = &ent->cqe,
+			.opcode = IB_WR_RDMA_READ,
+			.sg_list = ent->sge,
+			.num_sge = n,
+		},
+		.remote_addr = be64_to_cpu(req->addr),
+		.rkey = be32_to_cpu(req->rkey),
+	};
+	return 0;
+}
+
+/**
+ * fq_rndv_release() - build the invalidations of the MRs of read
+ * requests the peer of @conn has read; fq_cm_post() posts them
+ * @conn: a connection
+ *
+ * Each marks its send's message done when it completes, and puts its MR
+ * back: the peer cannot read the bytes any more once they may change.
+ * Context: process; hw_rwsem held for reading.
+ */
+void fq_rndv_release(struct fq_conn *conn)
+{
+	struct fq_comm *comm = conn->comm;
+	struct fq_tx_ent *ent;
+	struct fq_rndv *r;
+
+	spin_lock_bh(&comm->lock);
+	while (conn->rndv_inv != conn->rndv_fin && fq_tx_room(conn, 1)) {
+		r = &conn->rndv[conn->rndv_inv++ % FQ_CREDITS];
+		ent = fq_tx_take(conn, FQ_TX_INV);
+		ent->mr = r->mr;
+		ent->ack = r->ack;
+		ent->msg = r->msg;
+		ent->wr = (struct ib_send_wr){
+			.wr_cqe = &ent->cqe,
+			.opcode = IB_WR_LOCAL_INV,
+			.ex.invalidate_rkey = r->mr->rkey,
+		};
+	}
+	spin_unlock_bh(&comm->lock);
+}
+
+/* ---- the fault knob (debugfs fault_rndv) ---- */
+
+static const char *const fq_rndv_fault_names[FQ_RNDV_FAULT_COUNT] = {
+	[FQ_RNDV_FAULT_NONE] = "none",
+	[FQ_RNDV_FAULT_LEN] = "len",
+	[FQ_RNDV_FAULT_SHORT] = "short",
+	[FQ_RNDV_FAULT_RKEY] = "rkey",
+	[FQ_RNDV_FAULT_REDUCE] = "reduce",
+	[FQ_RNDV_FAULT_FIN] = "fin",
+};
+
+/**
+ * fq_rndv_fault_set() - break this rank's next read request or FIN
+ * @comm: the communicator
+ * @name: one of fq_rndv_fault_names ("none" disarms)
+ *
+ * Return: 0, or -EINVAL for another name.
+ */
+int fq_rndv_fault_set(struct fq_comm *comm, const char *name)
+{
+	int f = sysfs_match_string(fq_rndv_fault_names, name);
+
+	if (f < 0)
+		return -EINVAL;
+	WRITE_ONCE(comm->fault_rndv, f);
+	return 0;
+}
+
+/* The knob's choices, the armed one in brackets. */
+void fq_rndv_fault_show(struct seq_file *s, struct fq_comm *comm)
+{
+	fq_fault_choices(s, fq_rndv_fault_names, FQ_RNDV_FAULT_COUNT, READ_ONCE(comm->fault_rndv));
+}
+
+/**
+ * fq_rndv_fault_fin() - is the FIN about to go out to be broken?
+ * @comm: the communicator
+ *
+ * Return: true once, if the knob says "fin".
+ */
+bool fq_rndv_fault_fin(struct fq_comm *comm)
+{
+	u32 fin = FQ_RNDV_FAULT_FIN;
+
+	return READ_ONCE(comm->fault_rndv) == fin &&
+	       cmpxchg(&comm->fault_rndv, fin, FQ_RNDV_FAULT_NONE) == fin;
+}
