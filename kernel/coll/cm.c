@@ -726,7 +726,8 @@ int fq_cm_peek(struct fq_conn *conn, void **data, u32 *len, bool *rts)
  * fq_cm_return_credits() - tell the peer about reposted slots, and about
  * its read requests read (which it waits for)
  * @conn: a connection
- * @force: even if fewer than FQ_CREDIT_BATCH credits are pending
+ * @force: even if fewer than FQ_CREDIT_BATCH credits and FINs are pending
+ *	(the engine forces FINs out before it sleeps: fq_cm_fins_out())
  *
  * Context: process; hw_rwsem held for reading.  Return: 0 or -errno.
  */
@@ -744,7 +745,8 @@ int fq_cm_return_credits(struct fq_conn *conn, bool force)
 	spin_lock_bh(&comm->lock);
 	n = conn->ret_credits;
 	fin = min_t(u32, conn->fin_pending, FQ_IMM_FIN_MAX);
-	if ((!fin && (!n || (!force && n < FQ_CREDIT_BATCH))) ||
+	/* in batches, as a wake-up of the peer costs more than the message */
+	if (!(force ? n || fin : n >= FQ_CREDIT_BATCH || fin >= FQ_CREDIT_BATCH) ||
 	    conn->ctl_inflight >= FQ_CTL_INFLIGHT || conn->sq_used >= FQ_SEND_WRS) {
 		spin_unlock_bh(&comm->lock);
 		return 0;

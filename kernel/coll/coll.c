@@ -677,6 +677,22 @@ static int fq_op_peer_closed(struct fq_comm *comm, struct fq_op *op)
 }
 
 /*
+ * Report to the peers the read requests of theirs this rank read.
+ * Return: how many wait for room on a send queue, or -errno.
+ */
+static int fq_op_fins_out(struct fq_comm *comm)
+{
+	int left;
+
+	if (!READ_ONCE(comm->fins))
+		return 0;
+	down_read(&comm->hw_rwsem);
+	left = comm->hw_gone ? -ENODEV : fq_cm_fins_out(comm);
+	up_read(&comm->hw_rwsem);
+	return left;
+}
+
+/*
  * The peers' read requests this rank read are reported to them: their
  * calls cannot end before, and this one may have ended with the last
  * reports still waiting for room on a send queue.
@@ -688,9 +704,7 @@ static int fq_op_report_reads(struct fq_comm *comm, unsigned long deadline)
 
 	for (;;) {
 		seen = READ_ONCE(comm->events);
-		down_read(&comm->hw_rwsem);
-		left = comm->hw_gone ? -ENODEV : fq_cm_fins_out(comm);
-		up_read(&comm->hw_rwsem);
+		left = fq_op_fins_out(comm);
 		if (left <= 0)
 			return left;
 		if (time_after(jiffies, deadline))
@@ -735,6 +749,10 @@ static int fq_op_run_steps(struct fq_comm *comm, struct fq_op *op)
 		left = (long)(deadline - jiffies);
 		if (left <= 0)
 			return -ETIMEDOUT;
+		/* the FINs held back for a batch: a peer may wait for them */
+		err = fq_op_fins_out(comm);
+		if (err < 0)
+			return err;
 		/* a tenth of a second at most: a closed peer is judged by time */
 		/* send completions wake it only when it waits on a send (on by default) */
 		quiet_tx = !fq_op_waits_tx(op);
