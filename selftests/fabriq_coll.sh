@@ -138,12 +138,15 @@ wait
 
 # Rendezvous (cm.c): a 1 MiB broadcast's 16 messages a call, which rank 1
 # copies into place, go as read requests that rank 1 reads straight into
-# its buffer, each once.  Stopped, the bench holds between calls, or in
+# its buffer, each once (module parameter rendezvous, off by default).
+# Stopped, the bench holds between calls, or in
 # a call whose peer holds before it: then at most FQ_CREDITS (8) read
 # requests are unread.  The bench's own syncs are small plain messages.
+echo 1 > /sys/module/fabriq/parameters/rendezvous
 fq bench broadcast --ranks 2 --peers 198.19.0.1,198.19.0.2 -b 1M -e 1M -n 100000 -c 0 \
 	--port 19360 --id 0xb0cb >/dev/null 2>&1 &
 wait_for 30 sh -c "$FQ_CLI comm show id 0xb0cb | grep -c 'state ready' | grep -qx 2"
+echo 0 > /sys/module/fabriq/parameters/rendezvous
 sleep 3
 pkill -STOP -f -- '--port 19360'
 sleep 2

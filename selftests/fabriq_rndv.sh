@@ -1,8 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# fabriq_rndv.sh - the rendezvous (kernel/coll/rndv.c) against a peer that
-# breaks it.  Two ranks, each a `fabriq bench` process of its own, over an
+# fabriq_rndv.sh - the rendezvous (kernel/coll/rndv.c; module parameter
+# rendezvous, which this turns on for its communicators): every collective,
+# type and op bit-exact on 1 to 8 ranks and with 4 channels and 16 MiB
+# (fabriq_coll, as fabriq_coll.sh runs it without), and a peer that breaks
+# the protocol.  Two ranks, each a `fabriq bench` process of its own, over an
 # authenticated communicator (so the peer is a member that misbehaves, not
 # a stranger); the debugfs knob fault_rndv makes rank 1 break its next
 # read request or FIN:
@@ -16,18 +19,27 @@
 # MR, no oops or WARN.  The knob refuses a kind it does not know.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 8
+ktap_plan 12
 mark=$(fq_console_mark)
 fq_load_fabriq || ktap_bail "cannot load fabriq"
-fq_ranks_up 2 || ktap_bail "cannot set up 2 local ranks"
-peers="$(fq_ranks_addr 0),$(fq_ranks_addr 1)"
+here=$(dirname "$0")
+fq_ranks_up 8 || ktap_bail "cannot set up 8 local ranks"
+param=/sys/module/fabriq/parameters/rendezvous
+echo 1 > $param
 port=19700
 tmp=$(mktemp -d)
 cleanup() {
 	pkill -f -- "--port $port" 2>/dev/null
+	echo 0 > $param
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+
+for n in 2 3 8; do
+	fq_run_sub "$n rank(s), every collective x type x op, with read requests" "$here/fabriq_coll" --ranks "$n"
+done
+fq_run_sub "4 ranks, 1 MiB+3 and 16 MiB, 1 and 4 channels, with read requests" "$here/fabriq_coll" --ranks 4 --big
+peers="$(fq_ranks_addr 0),$(fq_ranks_addr 1)"
 
 # rndv_fault KIND COLL N: 1 MiB calls of COLL (a message each 64 KiB), rank
 # 1's next read request or FIN broken so; prints rank 0's failure and the

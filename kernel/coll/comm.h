@@ -1074,7 +1074,6 @@ extern const struct fq_tm_stats_ext fq_comm_stats_ext;
 void fq_debugfs_comm_init(void);
 void fq_debugfs_comm_add(struct fq_comm *comm);
 void fq_debugfs_comm_del(struct fq_comm *comm);
-void fq_fault_choices(struct seq_file *s, const char *const *names, u32 n, u32 armed);
 
 /* comm_stats.c */
 void fq_stats_op_start(struct fq_comm *comm, struct fq_op *op);
@@ -1121,8 +1120,7 @@ int fq_rndv_read(struct fq_conn *conn, const void *rts, void *dst, u32 len, stru
 void fq_rndv_release(struct fq_conn *conn);
 bool fq_rndv_fault_fin(struct fq_comm *comm);
 bool fq_rndv_wanted(struct fq_comm *comm, const struct fq_xfer *x, u32 len);
-int fq_rndv_fault_set(struct fq_comm *comm, const char *name);
-void fq_rndv_fault_show(struct seq_file *s, struct fq_comm *comm);
+extern const char *const fq_rndv_fault_names[FQ_RNDV_FAULT_COUNT];
 int fq_cm_consume(struct fq_conn *conn);
 int fq_cm_return_credits(struct fq_conn *conn, bool force);
 int fq_cm_closed(struct fq_conn *conn);
@@ -1139,8 +1137,7 @@ void fq_ctrl_peer_unreachable(struct fq_comm *comm, struct fq_peer *peer);
 struct fq_rank_view *fq_ctrl_view(struct fq_comm *comm);
 int fq_ctrl_nl_put(struct sk_buff *skb, int type, const struct fq_rank_view *v);
 void fq_ctrl_show(struct seq_file *s, struct fq_comm *comm);
-int fq_ctrl_fault_set(struct fq_comm *comm, const char *name);
-void fq_ctrl_fault_show(struct seq_file *s, struct fq_comm *comm);
+extern const char *const fq_hb_fault_names[FQ_HB_FAULT_COUNT];
 
 void fq_link_period(struct fq_comm *comm);
 void fq_link_blame(struct fq_rank_view *v, u32 n);

@@ -186,66 +186,70 @@ static int fq_comm_regcache_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(fq_comm_regcache);
 
-/**
- * fq_fault_choices() - a fault knob's choices, the armed one in brackets
- * @s: the file
- * @names: the choices' names
- * @n: how many
- * @armed: the one armed
+/*
+ * A fault knob: a u32 of the communicator that arms one of @n choices
+ * named in @names (0, "none", disarms); the code it breaks takes it.
+ * Reading shows the choices, the armed one in brackets; writing arms the
+ * one named, and refuses another name.
  */
-void fq_fault_choices(struct seq_file *s, const char *const *names, u32 n, u32 armed)
+static int fq_fault_show(struct seq_file *s, const char *const *names, u32 n, u32 armed)
 {
 	u32 f;
 
 	for (f = 0; f < n; f++)
 		seq_printf(s, f == armed ? "%s[%s]" : "%s%s", f ? " " : "", names[f]);
 	seq_putc(s, '\n');
+	return 0;
 }
 
-/* A fault knob takes the name of a choice (set() refuses others). */
-static ssize_t fq_fault_write(struct file *file, const char __user *ubuf, size_t len,
-			      int (*set)(struct fq_comm *comm, const char *name))
+static ssize_t fq_fault_write(const char __user *ubuf, size_t len, const char *const *names,
+			      u32 n, u32 *knob)
 {
-	struct fq_comm *comm = ((struct seq_file *)file->private_data)->private;
 	char name[16];
-	int err;
+	int f;
 
 	if (len >= sizeof(name))
 		return -EINVAL;
 	if (copy_from_user(name, ubuf, len))
 		return -EFAULT;
 	name[len] = '\0';
-	err = set(comm, name);
-	return err ? err : len;
+	f = __sysfs_match_string(names, n, name);
+	if (f < 0)
+		return -EINVAL;
+	WRITE_ONCE(*knob, f);
+	return len;
 }
 
-/* the file of a fault knob: read shows the choices (@show), write arms one (@set) */
-#define FQ_FAULT_KNOB(knob, show, set)							\
-static int fq_comm_##knob##_show(struct seq_file *s, void *unused)			\
+/* the file of the knob @field of struct fq_comm, whose choices are @names */
+#define FQ_FAULT_KNOB(field, names)							\
+static int fq_comm_##field##_show(struct seq_file *s, void *unused)			\
 {											\
-	show(s, s->private);								\
-	return 0;									\
+	struct fq_comm *comm = s->private;						\
+											\
+	return fq_fault_show(s, names, ARRAY_SIZE(names), READ_ONCE(comm->field));	\
 }											\
-static int fq_comm_##knob##_open(struct inode *inode, struct file *file)		\
+static int fq_comm_##field##_open(struct inode *inode, struct file *file)		\
 {											\
-	return single_open(file, fq_comm_##knob##_show, inode->i_private);		\
+	return single_open(file, fq_comm_##field##_show, inode->i_private);		\
 }											\
-static ssize_t fq_comm_##knob##_write(struct file *file, const char __user *ubuf,	\
-				      size_t len, loff_t *ppos)				\
+static ssize_t fq_comm_##field##_write(struct file *file, const char __user *ubuf,	\
+				       size_t len, loff_t *ppos)			\
 {											\
-	return fq_fault_write(file, ubuf, len, set);					\
+	struct fq_comm *comm = ((struct seq_file *)file->private_data)->private;	\
+											\
+	return fq_fault_write(ubuf, len, names, ARRAY_SIZE(names), &comm->field);	\
 }											\
-static const struct file_operations fq_comm_##knob##_fops = {				\
+static const struct file_operations fq_comm_##field##_fops = {				\
 	.owner = THIS_MODULE,								\
-	.open = fq_comm_##knob##_open,							\
+	.open = fq_comm_##field##_open,							\
 	.read = seq_read,								\
-	.write = fq_comm_##knob##_write,						\
+	.write = fq_comm_##field##_write,						\
 	.llseek = seq_lseek,								\
 	.release = single_release,							\
 }
 
-FQ_FAULT_KNOB(fault_heartbeat, fq_ctrl_fault_show, fq_ctrl_fault_set);
-FQ_FAULT_KNOB(fault_rndv, fq_rndv_fault_show, fq_rndv_fault_set);
+FQ_FAULT_KNOB(fault_heartbeat, fq_hb_fault_names);
+FQ_FAULT_KNOB(fault_rndv, fq_rndv_fault_names);
 
 static int fq_objects_file_show(struct seq_file *s, void *unused)
 {

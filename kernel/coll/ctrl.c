@@ -232,7 +232,7 @@ static void fq_ctrl_self(struct fq_comm *comm, struct fq_rank_status *rs)
 
 /* ---- the fault knob (debugfs fault_heartbeat) ---- */
 
-static const char *const fq_hb_fault_names[FQ_HB_FAULT_COUNT] = {
+const char *const fq_hb_fault_names[FQ_HB_FAULT_COUNT] = {
 	[FQ_HB_FAULT_NONE] = "none",
 	[FQ_HB_FAULT_SHORT] = "short",
 	[FQ_HB_FAULT_MAGIC] = "magic",
@@ -241,29 +241,6 @@ static const char *const fq_hb_fault_names[FQ_HB_FAULT_COUNT] = {
 	[FQ_HB_FAULT_DEAD_RANK] = "dead_rank",
 	[FQ_HB_FAULT_SLOW_RANK] = "slow_rank",
 };
-
-/**
- * fq_ctrl_fault_set() - break the next heartbeat this rank sends
- * @comm: the communicator
- * @name: one of fq_hb_fault_names ("none" disarms)
- *
- * Return: 0, or -EINVAL for another name.
- */
-int fq_ctrl_fault_set(struct fq_comm *comm, const char *name)
-{
-	int f = sysfs_match_string(fq_hb_fault_names, name);
-
-	if (f < 0)
-		return -EINVAL;
-	WRITE_ONCE(comm->fault_heartbeat, f);
-	return 0;
-}
-
-/* The knob's choices, the armed one in brackets. */
-void fq_ctrl_fault_show(struct seq_file *s, struct fq_comm *comm)
-{
-	fq_fault_choices(s, fq_hb_fault_names, FQ_HB_FAULT_COUNT, READ_ONCE(comm->fault_heartbeat));
-}
 
 /* Break @m, about to go to @peer, as the knob says, once. */
 static void fq_ctrl_fault(struct fq_comm *comm, struct fq_peer *peer, struct fabriq_status *m,
