@@ -178,6 +178,9 @@ static int advance(struct rank *R, int me)
  * Sends are copied at build or read at transmission at random (a
  * copied send is done at once), and the sending transfer's bytes count
  * as done only up to its first message not done, as fq_ack's prefix.
+ * A copy is, at random, taken from the connection and read into place
+ * later (the rendezvous, rndv.c): placed only when that read completes,
+ * in any order, while later messages are taken and placed meanwhile.
  */
 #define PIPE_CHUNK	24
 #define PIPE_MAXMSG	1024	/* messages of one transfer, at most */
@@ -230,16 +233,39 @@ static void z_push(int from, int to, uint32_t c, struct zmsg *m)
 	z_tail[from][to][c] = &m->next;
 }
 
-/* message @m of a transfer is done with its bytes (fq_ack_mark) */
-static void z_done(struct zmsg *m)
+/* message @msg of a transfer is done (fq_ack_mark); returns the prefix done */
+static uint64_t z_mark(struct zack *k, uint64_t msg)
 {
-	struct zack *k = m->ack;
-
-	k->done[m->msg] = 1;
+	k->done[msg] = 1;
 	while (k->prefix < PIPE_MAXMSG && k->done[k->prefix])
 		k->prefix++;
-	*m->freed = k->prefix;
+	return k->prefix;
 }
+
+/* message @m of a transfer is done with its bytes */
+static void z_done(struct zmsg *m)
+{
+	*m->freed = z_mark(m->ack, m->msg);
+}
+
+/*
+ * A copy taken from the connection and being read into place (rndv.c): it
+ * lands, and counts as placed, when the read completes, at a random later
+ * move; the message's bytes were read from the sender when it went.
+ */
+struct zread {
+	struct fq_xstate *xs;
+	struct zack *ack;
+	uint64_t msg;
+	struct fq_xfer x;
+	uint64_t off;
+	uint64_t len;
+	unsigned char data[PIPE_CHUNK];
+};
+
+#define PIPE_MAXREAD	(MAXR * FQ_PIPE_DEPTH * FQ_STEP_MAX * 8)
+static struct zread z_reads[MAXR][PIPE_MAXREAD];
+static uint32_t z_nreads[MAXR];
 
 /* may @me send a data message to @peer on @c now (fq_cm_can_send)? */
 static int z_can_send(int me, int peer, uint32_t c)
@@ -381,20 +407,44 @@ static int pipe_place(struct rank *R, int me, uint32_t a, uint32_t i)
 		       me, ps->k, x->peer, m->into, x->op);
 		exit(1);
 	}
-	land(R, x, xs->input, off, m->data, len);
+	if (xport && x->op == FQ_X_RECV && rand() % 2 && z_nreads[me] < PIPE_MAXREAD) {
+		struct zread *rd = &z_reads[me][z_nreads[me]++];
+
+		*rd = (struct zread){ .xs = xs, .ack = &z_acks[me][fq_pipe_slot(p, a)][i],
+				      .msg = xs->issued, .x = *x, .off = off, .len = len };
+		memcpy(rd->data, m->data, len);
+	} else {
+		land(R, x, xs->input, off, m->data, len);
+		xs->msgs = z_mark(&z_acks[me][fq_pipe_slot(p, a)][i], xs->issued);
+	}
 	z_head[x->peer][me][c] = m->next;
 	if (!m->next)
 		z_tail[x->peer][me][c] = &z_head[x->peer][me][c];
 	free(m);
 	recv_seq[x->peer][me]++;
 	xs->issued++;
-	xs->msgs++;
 	if (xport) {		/* fq_cm_consume, then the pass's retry */
 		zc[me][x->peer][c].unplaced--;
 		zc[me][x->peer][c].ret++;
 		for (c = 0; c < nch; c++)
 			z_return_credits(me, x->peer, c);
 	}
+	return 1;
+}
+
+/* one of @me's reads in flight completes, at random: its copy lands, placed */
+static int pipe_read_done(struct rank *R, int me)
+{
+	struct zread *rd;
+	uint32_t k;
+
+	if (!z_nreads[me])
+		return 0;
+	k = rand() % z_nreads[me];
+	rd = &z_reads[me][k];
+	land(R, &rd->x, false, rd->off, rd->data, rd->len);
+	rd->xs->msgs = z_mark(rd->ack, rd->msg);
+	z_reads[me][k] = z_reads[me][--z_nreads[me]];
 	return 1;
 }
 
@@ -463,7 +513,8 @@ static int pipe_sweep(struct rank *R, uint32_t n)
 
 	for (r = 0; r < n; r++) {
 		pipe_turn(&R[r], r);
-		moved += pipe_pick(&R[r], r, 0) + pipe_pick(&R[r], r, 1) + pipe_credits(&R[r], r);
+		moved += pipe_pick(&R[r], r, 0) + pipe_pick(&R[r], r, 1) + pipe_credits(&R[r], r) +
+			 pipe_read_done(&R[r], r);
 		for (t = 0; t < n; t++)
 			for (c = 0; c < nch; c++)
 				moved += pipe_transmit(r, t, c);
@@ -486,7 +537,7 @@ static void pipe_run(struct rank *R, uint32_t n)
 		R[r].start_after = rand() % (40 * n);
 	for (;; tried++) {
 		r = rand() % n;
-		switch (rand() % 5) {
+		switch (rand() % 6) {
 		case 0:
 			mv = pipe_pick(&R[r], r, 0);
 			break;
@@ -498,6 +549,9 @@ static void pipe_run(struct rank *R, uint32_t n)
 			break;
 		case 3:
 			mv = pipe_credits(&R[r], r);
+			break;
+		case 4:
+			mv = pipe_read_done(&R[r], r);
 			break;
 		default:
 			mv = pipe_start(&R[r], r, tried);

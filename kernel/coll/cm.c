@@ -222,7 +222,7 @@ static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 /* Message @msg of a transfer is done.  Context: comm->lock held. */
 static void fq_ack_mark(struct fq_ack *ack, u64 msg)
 {
-	if (WARN_ON_ONCE(msg < ack->prefix || msg - ack->prefix >= 64))
+	if (WARN_ON_ONCE(msg < ack->prefix || msg - ack->prefix >= FQ_ACK_WINDOW))
 		return;
 	ack->window |= 1ULL << (msg - ack->prefix);
 	while (ack->window & 1) {

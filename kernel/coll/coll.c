@@ -349,24 +349,31 @@ static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i, bo
 				      fq_op_dmamap(comm, op, from) : NULL;
 	struct fq_conn *conn;
 	int err = 0, post, rts;
+	const void *bytes;
 	u32 len, c;
 	u64 off;
 
-	while (fq_pipe_send_ready(p, a, i)) {
+	/* read requests the peer read: their MRs invalidated, their sends freed */
+	for (c = 0; c < comm->nch; c++)
+		fq_rndv_release(peer->ch[c]);
+	while (fq_pipe_send_ready(p, a, i) &&
+	       xs->msgs - READ_ONCE(ack->prefix) < FQ_ACK_WINDOW) {
 		conn = peer->ch[peer->send_seq % comm->nch];
 		if (fq_cm_closed(conn)) {
 			err = -ECONNRESET;
 			break;
 		}
 		fq_pipe_msg(p, x, xs->msgs, &off, &len);
+		bytes = from + (off - x->off);
 		/* a copy the peer may read into place, from bytes the device has mapped */
-		rts = map && fq_rndv_wanted(comm, x, len) ? fq_rndv_can_send(conn) : -EAGAIN;
+		rts = fq_rndv_wanted(comm, x, len) && fq_dmamap_covers(map, bytes, len) ?
+		      fq_rndv_can_send(conn) : -EAGAIN;
 		if (!rts)
 			break;
 		if (rts > 0)
-			err = fq_rndv_send(conn, from + (off - x->off), len, map, ack, xs->msgs);
+			err = fq_rndv_send(conn, bytes, len, map, ack, xs->msgs);
 		else if (fq_cm_can_send(conn))
-			err = fq_cm_send(conn, from + (off - x->off), len, map, ack, xs->msgs);
+			err = fq_cm_send(conn, bytes, len, map, ack, xs->msgs);
 		else
 			break;
 		if (err)
@@ -379,7 +386,6 @@ static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i, bo
 	}
 	/* what was built goes out, one chain per channel, error or not */
 	for (c = 0; c < comm->nch; c++) {
-		fq_rndv_release(peer->ch[c]);
 		post = fq_cm_post(peer->ch[c]);
 		err = err ?: post;
 	}
@@ -423,7 +429,8 @@ static int fq_pump_recv(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i, bo
 	bool rts;
 	u64 off;
 
-	while (fq_pipe_recv_ready(p, a, i)) {
+	while (fq_pipe_recv_ready(p, a, i) &&
+	       xs->issued - READ_ONCE(ack->prefix) < FQ_ACK_WINDOW) {
 		conn = peer->ch[peer->recv_seq % comm->nch];
 		if (fq_cm_peek(conn, &data, &len, &rts)) {
 			err = min(fq_cm_closed(conn), 0);

@@ -99,13 +99,17 @@ struct fq_rx_ctx {
  * (copied out, or for zero-copy completed), which may happen out of order
  * (channels, copied small messages behind zero-copy ones)
  * @prefix: messages 0 .. prefix-1 are all done
- * @window: bit i: message prefix + i is done (at most 4 channels x 8
- *          sends are in flight, so 64 bits are enough)
+ * @window: bit i: message prefix + i is done; the engine builds or takes
+ *	no message FQ_ACK_WINDOW or more past @prefix (a read request stays
+ *	open until the peer read it, and a read until it completes, while
+ *	later plain messages are done at once)
  */
 struct fq_ack {
 	u64 prefix;
 	u64 window;
 };
+
+#define FQ_ACK_WINDOW	64	/* bits of fq_ack.window */
 
 /*
  * Sends are signaled selectively: the last of every chain posted, and
@@ -703,6 +707,7 @@ void fq_dmamap_unmap(struct fq_dmamap *m);
 int fq_sge_build(struct ib_device *dev, enum dma_data_direction dir, u32 lkey,
 		 const struct fq_dmamap *map,
 		 const void *data, u32 len, struct ib_sge *sge, u32 max, bool *own);
+bool fq_dmamap_covers(const struct fq_dmamap *m, const void *data, u32 len);
 void fq_sge_unmap(struct ib_device *dev, enum dma_data_direction dir, const struct ib_sge *sge,
 		  u32 n);
 
@@ -868,7 +873,6 @@ struct fq_small {
  * @pd: protection domain; @cq: one CQ for every QP
  * @mrs: the MRs read requests lend bytes through (@nmrs of them; none:
  *	no rendezvous), @mr_free the @nmr_free not lent (under @lock)
- * @mr_key: the key byte of the next registration (engine)
  * @rndv_sg: the engine's room to build a registration's page list
  * @listen_id: the listener
  * @peers: @nranks entries (this rank's unused)
@@ -954,7 +958,6 @@ struct fq_comm {
 	u32 nmrs;
 	struct ib_mr *mr_free[FQ_RNDV_MRS];
 	u32 nmr_free;
-	u8 mr_key;
 	struct scatterlist rndv_sg[FQ_MAX_SGE];
 	struct rdma_cm_id *listen_id;
 	struct fq_peer *peers;

@@ -121,7 +121,7 @@ void fq_dmamap_unmap(struct fq_dmamap *m)
 }
 
 /* Does @m map every byte of [@data, @data + @len)? */
-static bool fq_dmamap_covers(const struct fq_dmamap *m, const void *data, u32 len)
+bool fq_dmamap_covers(const struct fq_dmamap *m, const void *data, u32 len)
 {
 	return m && m->dev && data >= m->base &&
 	       data + len <= m->base + ((size_t)m->npages << PAGE_SHIFT);

@@ -35,6 +35,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/random.h>
 #include <linux/scatterlist.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
@@ -57,10 +58,20 @@ void fq_rndv_alloc_mrs(struct fq_comm *comm)
 	const struct ib_device_attr *attrs = &comm->ibdev->attrs;
 	struct ib_mr *mr;
 
+	u32 port;
+
+	/*
+	 * A read lands in one SGE per page (iWARP would need an MR for it,
+	 * which this does not make)
+	 */
 	if (!READ_ONCE(rendezvous) || !comm->zero_copy ||
 	    !(attrs->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) ||
-	    !attrs->max_qp_rd_atom || !attrs->max_qp_init_rd_atom)
+	    !attrs->max_qp_rd_atom || !attrs->max_qp_init_rd_atom ||
+	    attrs->max_sge_rd < fq_chunk_max_pages(comm->chunk))
 		return;
+	rdma_for_each_port(comm->ibdev, port)
+		if (rdma_protocol_iwarp(comm->ibdev, port))
+			return;
 	while (comm->nmrs < FQ_RNDV_MRS) {
 		mr = ib_alloc_mr(comm->pd, IB_MR_TYPE_MEM_REG, fq_chunk_max_pages(comm->chunk));
 		if (IS_ERR(mr))
@@ -137,6 +148,7 @@ static int fq_rndv_register(struct fq_conn *conn, struct fq_tx_ent *reg, struct 
 	struct scatterlist *sg = comm->rndv_sg;
 	bool own;
 	int n, k;
+	u8 key;
 
 	n = fq_sge_build(comm->ibdev, DMA_TO_DEVICE, comm->pd->local_dma_lkey, map, data, len,
 			 reg->sge, FQ_MAX_SGE, &own);
@@ -150,7 +162,9 @@ static int fq_rndv_register(struct fq_conn *conn, struct fq_tx_ent *reg, struct 
 		sg_dma_address(&sg[k]) = reg->sge[k].addr;
 		sg_dma_len(&sg[k]) = reg->sge[k].length;
 	}
-	ib_update_fast_reg_key(mr, ++comm->mr_key);
+	/* a key byte no peer can guess from the ones it saw (nor the last one) */
+	key = get_random_u8();
+	ib_update_fast_reg_key(mr, key == (mr->rkey & 0xff) ? key + 1 : key);
 	if (ib_map_mr_sg(mr, sg, n, NULL, PAGE_SIZE) != n)
 		return -EINVAL;
 	mr->iova = offset_in_page(data);
