@@ -35,24 +35,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# On 6.1 a 3-rank call with read requests stalled until the op timeout in
-# 2 of 4 runs (fabriq_coll --ranks 3; never in 5 runs on 6.12); the cause
-# is not known yet (collectives.md, "Rendezvous"), and the parameter is
-# off by default.  The protocol checks below run on both.
-if [[ $(uname -r) == 6.1.* ]]; then
-	why="6.1: 3-rank calls with read requests stall now and then, cause open (collectives.md)"
-	for n in 2 3 8; do
-		ktap_skip "$n rank(s), every collective x type x op, with read requests" "$why"
-	done
-	ktap_skip "4 ranks, 1 MiB+3 and 16 MiB, 1 and 4 channels, with read requests" "$why"
-else
-	for n in 2 3 8; do
-		fq_run_sub "$n rank(s), every collective x type x op, with read requests" \
-			"$here/fabriq_coll" --ranks "$n"
-	done
-	fq_run_sub "4 ranks, 1 MiB+3 and 16 MiB, 1 and 4 channels, with read requests" \
-		"$here/fabriq_coll" --ranks 4 --big
-fi
+for n in 2 3 8; do
+	fq_run_sub "$n rank(s), every collective x type x op, with read requests" \
+		"$here/fabriq_coll" --ranks "$n"
+done
+fq_run_sub "4 ranks, 1 MiB+3 and 16 MiB, 1 and 4 channels, with read requests" \
+	"$here/fabriq_coll" --ranks 4 --big
 peers="$(fq_ranks_addr 0),$(fq_ranks_addr 1)"
 
 # rndv_fault KIND COLL N: 1 MiB calls of COLL (a message each 64 KiB), rank

@@ -107,18 +107,55 @@ bool fq_rndv_wanted(struct fq_comm *comm, const struct fq_xfer *x, u32 len)
 	       (x->into == FQ_X_RECV || READ_ONCE(comm->fault_rndv) == FQ_RNDV_FAULT_REDUCE);
 }
 
+/*
+ * Would a registration or invalidation built now on @conn lead its send
+ * queue: nothing posted still in flight, and nothing but registrations
+ * and invalidations built before it?
+ *
+ * rxe runs a local operation when it reaches it, but completes it only
+ * after every request before it; and a retry (a timeout, or a NAK: under
+ * TCG an acknowledgment can take longer than the QP's timeout) sends the
+ * queue again from its oldest request not completed, running again the
+ * local operations it meets (6.1 rxe_req.c: req_retry() rewinds, and
+ * rxe_requester() does not skip them).  A registration run twice fails
+ * ("rxe_reg_fast_mr: ... not free", the connection's QP in error), and
+ * calls stalled to their timeout with a queue's oldest request 30 s old
+ * (3 ranks; 6.1 in 3 of 4 runs, gone in 10 of 10 with this rule; 6.12 on
+ * a CI run).  A local operation
+ * with nothing unacknowledged before it is completed before any retry
+ * can rewind to it.  So one read request per chain, after the chain's
+ * invalidations; a later one waits for the queue to drain, which it does
+ * by itself (sends, reads and credits complete whatever the peer's engine
+ * does).  Context: comm->lock held.
+ */
+static bool fq_rndv_local_leads(const struct fq_conn *conn)
+{
+	u32 i;
+	u8 kind;
+
+	if (conn->tx_tail != conn->tx_posted || conn->ctl_inflight)
+		return false;
+	for (i = conn->tx_posted; i != conn->tx_head; i++) {
+		kind = conn->tx_ent[i % FQ_TX_ENTS].kind;
+		if (kind != FQ_TX_REG && kind != FQ_TX_INV)
+			return false;
+	}
+	return true;
+}
+
 /**
  * fq_rndv_can_send() - may a read request go out on @conn now?
  * @conn: a connection
  *
  * Both ends granted reads and an MR is free (else the message goes as a
  * plain one: the MRs are the communicator's, and a send must never wait
- * on another peer's), and there is room for the registration and the
- * request.
+ * on another peer's), there is room for the registration and the
+ * request, and the registration would lead the send queue
+ * (fq_rndv_local_leads()).
  *
  * Return: 1 if it may, 0 if it may once earlier read requests of the
- * connection are read (they take no MR another peer's send waits for,
- * and are read in order), -EAGAIN if it goes as a plain message.
+ * connection are read or its send queue drained (neither waits on
+ * another peer's send), -EAGAIN if it goes as a plain message.
  */
 int fq_rndv_can_send(struct fq_conn *conn)
 {
@@ -129,7 +166,8 @@ int fq_rndv_can_send(struct fq_conn *conn)
 	if (!conn->rndv_ok || !comm->nmr_free)
 		ok = -EAGAIN;
 	else
-		ok = conn->rndv_head - conn->rndv_inv < FQ_CREDITS && fq_msg_room(conn, 2);
+		ok = conn->rndv_head - conn->rndv_inv < FQ_CREDITS && fq_msg_room(conn, 2) &&
+		     fq_rndv_local_leads(conn);
 	spin_unlock_bh(&comm->lock);
 	return ok;
 }
@@ -311,6 +349,8 @@ int fq_rndv_read(struct fq_conn *conn, const void *rts, void *dst, u32 len, stru
  *
  * Each marks its send's message done when it completes, and puts its MR
  * back: the peer cannot read the bytes any more once they may change.
+ *
+ * Only where it leads its send queue (fq_rndv_local_leads()).
  * Context: process; hw_rwsem held for reading.
  */
 void fq_rndv_release(struct fq_conn *conn)
@@ -320,6 +360,8 @@ void fq_rndv_release(struct fq_conn *conn)
 	struct fq_rndv *r;
 
 	spin_lock_bh(&comm->lock);
+	if (!fq_rndv_local_leads(conn))
+		goto out;
 	while (conn->rndv_inv != conn->rndv_fin && fq_tx_room(conn, 1)) {
 		r = &conn->rndv[conn->rndv_inv++ % FQ_CREDITS];
 		ent = fq_tx_take(conn, FQ_TX_INV);
@@ -332,6 +374,7 @@ void fq_rndv_release(struct fq_conn *conn)
 			.ex.invalidate_rkey = r->mr->rkey,
 		};
 	}
+out:
 	spin_unlock_bh(&comm->lock);
 }
 
