@@ -188,7 +188,7 @@ static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	      ((imm & FQ_IMM_RTS) && (!(imm & FQ_IMM_DATA) || !conn->rndv_ok));
 	if (!bad) {
 		conn->credits += imm & FQ_IMM_CREDITS;
-		conn->rndv_fin += fin;
+		WRITE_ONCE(conn->rndv_fin, conn->rndv_fin + fin);
 	}
 	if (!bad && (imm & FQ_IMM_DATA)) {
 		if (!(imm & FQ_IMM_RTS)) {	/* a read request counts once read */
@@ -219,12 +219,13 @@ static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		wake_up_all(&comm->wq);
 }
 
-/* Message @msg of a transfer is done.  Context: comm->lock held. */
-static void fq_ack_mark(struct fq_ack *ack, u64 msg)
+/* Messages @msg to @msg + @n - 1 of a transfer are done.  Context: comm->lock held. */
+static void fq_ack_mark(struct fq_ack *ack, u64 msg, u32 n)
 {
-	if (WARN_ON_ONCE(msg < ack->prefix || msg - ack->prefix >= FQ_ACK_WINDOW))
+	if (WARN_ON_ONCE(!n || msg < ack->prefix || msg + n - ack->prefix > FQ_ACK_WINDOW))
 		return;
-	ack->window |= 1ULL << (msg - ack->prefix);
+	while (n--)
+		ack->window |= 1ULL << (msg + n - ack->prefix);
 	while (ack->window & 1) {
 		ack->window >>= 1;
 		WRITE_ONCE(ack->prefix, ack->prefix + 1);
@@ -240,7 +241,7 @@ static void fq_ack_mark(struct fq_ack *ack, u64 msg)
 void fq_cm_placed(struct fq_comm *comm, struct fq_ack *ack, u64 msg)
 {
 	spin_lock_bh(&comm->lock);
-	fq_ack_mark(ack, msg);
+	fq_ack_mark(ack, msg, 1);
 	spin_unlock_bh(&comm->lock);
 }
 
@@ -304,8 +305,8 @@ static bool fq_tx_retire(struct fq_conn *conn, enum ib_wc_status status, u64 now
 		break;
 	case FQ_TX_READ:
 		if (ok) {
-			fq_fin_add(conn, 1);
-			conn->st.reads++;
+			fq_fin_add(conn, ent->fin);
+			conn->st.reads += ent->fin;
 			conn->st.rx_wrs++;
 			conn->st.rx_bytes += ent->bytes;
 			fq_own_add(comm, FQ_OWN_RX_WRS, 1);
@@ -321,7 +322,7 @@ static bool fq_tx_retire(struct fq_conn *conn, enum ib_wc_status status, u64 now
 		break;
 	}
 	if (ent->ack && ok)
-		fq_ack_mark(ent->ack, ent->msg);
+		fq_ack_mark(ent->ack, ent->msg, ent->nmsg);
 	ent->ack = NULL;
 	ent->mr = NULL;
 	conn->tx_tail++;
@@ -489,6 +490,7 @@ struct fq_tx_ent *fq_tx_take(struct fq_conn *conn, u8 kind)
 	ent->ack = NULL;
 	ent->mr = NULL;
 	ent->msg = 0;
+	ent->nmsg = 1;
 	ent->bytes = 0;
 	if (kind == FQ_TX_SEND) {
 		conn->credits--;
@@ -1016,6 +1018,8 @@ static void fq_conn_release(struct fq_conn *conn)
 	conn->rndv_fin = 0;
 	conn->rndv_inv = 0;
 	conn->rndv_ok = false;
+	conn->rts_msgs = 0;
+	conn->rts_read = 0;
 	conn->rx_head = 0;
 	conn->rx_tail = 0;
 	spin_unlock_bh(&comm->lock);
@@ -1122,6 +1126,7 @@ static int fq_cm_accept(struct fq_comm *comm, struct rdma_cm_id *id, struct rdma
 	struct fq_conn *conn;
 	u32 rej_reason = 0;
 	int err = -ECONNREFUSED;
+	u8 reads;
 
 	mutex_lock(&comm->setup_lock);
 	if (comm->state != FQ_COMM_CONNECTING)
@@ -1143,9 +1148,9 @@ static int fq_cm_accept(struct fq_comm *comm, struct rdma_cm_id *id, struct rdma
 	}
 	if (!err) {
 		/* as much as both ends grant; read requests go only if both do */
-		fq_conn_param(&param, &rep, sizeof(rep),
-			      min(fq_conn_reads(conn), ev->param.conn.initiator_depth),
-			      min(fq_conn_reads(conn), ev->param.conn.responder_resources));
+		reads = fq_conn_reads(conn);
+		fq_conn_param(&param, &rep, sizeof(rep), min(reads, ev->param.conn.initiator_depth),
+			      min(reads, ev->param.conn.responder_resources));
 		conn->rndv_ok = param.responder_resources && param.initiator_depth;
 		err = rdma_accept(id, &param);
 	}

@@ -334,6 +334,37 @@ static const struct fq_dmamap *fq_op_dmamap(struct fq_comm *comm, struct fq_op *
 	return NULL;
 }
 
+/*
+ * How many messages of send @i of the @a-th step in flight, from its next
+ * one on, may one read request lend: those ready now (the first is), each
+ * large enough, all in @map, within the transfer's ack window and
+ * FQ_RNDV_PAGES pages.  @len: the first one's length, set to theirs.
+ */
+static u32 fq_pump_rndv_span(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i,
+			     const struct fq_dmamap *map, const void *bytes, u32 *len)
+{
+	struct fq_pipe *p = &op->pipe;
+	struct fq_pipe_step *ps = fq_pipe_at(p, a);
+	const struct fq_xfer *x = &ps->st.x[i];
+	const struct fq_ack *ack = &op->acked[fq_pipe_slot(p, a)][i];
+	u32 n, ready, next, total = *len;
+	u64 off;
+
+	/* the ack window is of messages, not requests */
+	ready = fq_pipe_send_run(p, a, i,
+				 FQ_ACK_WINDOW - (ps->xs[i].msgs - READ_ONCE(ack->prefix)));
+	for (n = 1; n < ready; n++) {
+		fq_pipe_msg(p, x, ps->xs[i].msgs + n, &off, &next);
+		if (!fq_rndv_wanted(comm, x, next) ||
+		    DIV_ROUND_UP(offset_in_page(bytes) + total + next, PAGE_SIZE) > FQ_RNDV_PAGES ||
+		    !fq_dmamap_covers(map, bytes, total + next))
+			break;
+		total += next;
+	}
+	*len = total;
+	return n;
+}
+
 /* Send @i of the @a-th step in flight builds what it may, and posts it. */
 static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i, bool *progress)
 {
@@ -350,7 +381,7 @@ static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i, bo
 	struct fq_conn *conn;
 	int err = 0, post, rts;
 	const void *bytes;
-	u32 len, c;
+	u32 len, c, nmsg;
 	u64 off;
 
 	/* read requests the peer read: their MRs invalidated, their sends freed */
@@ -370,8 +401,9 @@ static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i, bo
 		      fq_rndv_can_send(conn) : -EAGAIN;
 		if (!rts)
 			break;
+		nmsg = rts > 0 ? fq_pump_rndv_span(comm, op, a, i, map, bytes, &len) : 1;
 		if (rts > 0)
-			err = fq_rndv_send(conn, bytes, len, map, ack, xs->msgs);
+			err = fq_rndv_send(conn, bytes, len, map, ack, xs->msgs, nmsg);
 		else if (fq_cm_can_send(conn))
 			err = fq_cm_send(conn, bytes, len, map, ack, xs->msgs);
 		else
@@ -381,7 +413,7 @@ static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i, bo
 		peer->send_seq++;
 		peer->tx_bytes += len;
 		atomic64_add(len, &comm->bytes);
-		xs->msgs++;
+		xs->msgs += nmsg;
 		*progress = true;
 	}
 	/* what was built goes out, one chain per channel, error or not */
@@ -402,10 +434,33 @@ static void fq_pump_refuse(struct fq_comm *comm, struct fq_peer *peer, bool rts,
 	else if (rts && xop != FQ_X_RECV)
 		pr_warn_ratelimited("communicator %llx rank %u: rank %u sent a read request for a message this rank reduces\n",
 				    comm->id, comm->rank, peer->rank);
+	else if (rts)
+		pr_warn_ratelimited("communicator %llx rank %u: rank %u sent a read request of %u bytes, not a run of whole messages from one of %u\n",
+				    comm->id, comm->rank, peer->rank, len, want);
 	else
-		pr_warn_ratelimited("communicator %llx rank %u: rank %u sent a %s of %u bytes, not %u\n",
-				    comm->id, comm->rank, peer->rank,
-				    rts ? "read request" : "message", len, want);
+		pr_warn_ratelimited("communicator %llx rank %u: rank %u sent a message of %u bytes, not %u\n",
+				    comm->id, comm->rank, peer->rank, len, want);
+}
+
+/*
+ * How many messages of receive @x, from its @m-th on, does a read request
+ * of @len bytes lend?  0: it lends no run of whole messages (or more than
+ * the pages one may).
+ */
+static u32 fq_pump_rts_msgs(const struct fq_pipe *p, const struct fq_xfer *x, u64 m, u64 nmsg,
+			    u32 len)
+{
+	u64 total = 0, off;
+	u32 n = 0, l;
+
+	if (len > (FQ_RNDV_PAGES - 1) * PAGE_SIZE)	/* U32_MAX: malformed */
+		return 0;
+	while (total < len && m + n < nmsg && n < FQ_ACK_WINDOW) {
+		fq_pipe_msg(p, x, m + n, &off, &l);
+		total += l;
+		n++;
+	}
+	return total == len ? n : 0;
 }
 
 /*
@@ -426,7 +481,7 @@ static int fq_pump_recv(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i, bo
 	u32 len, want, j;
 	void *data, *dst;
 	int err = 0, post;
-	bool rts;
+	bool rts, last;
 	u64 off;
 
 	while (fq_pipe_recv_ready(p, a, i) &&
@@ -437,19 +492,28 @@ static int fq_pump_recv(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i, bo
 			break;
 		}
 		fq_pipe_msg(p, x, xs->issued, &off, &want);
+		/* the run of messages a read request lends, the first time it is seen */
+		if (rts && !conn->rts_msgs)
+			conn->rts_msgs = fq_pump_rts_msgs(p, x, xs->issued, xs->nmsg, len);
 		/* a read request only for a copy (the sender knows: fq_xfer.into) */
-		if (len != want || (rts && x->op != FQ_X_RECV)) {
+		if (rts ? !conn->rts_msgs || x->op != FQ_X_RECV : len != want) {
 			fq_pump_refuse(comm, peer, rts, x->op, len, want);
 			err = -EPROTO;
 			break;
 		}
 		dst = fq_xbuf(op, x) + off;
+		last = true;
 		if (rts) {
-			err = fq_rndv_read(conn, data, dst, want, ack, xs->issued);
+			/* one read per message; the request is done with at its last */
+			last = conn->rts_read + 1 == conn->rts_msgs;
+			err = fq_rndv_read(conn, data, conn->rts_read * p->chunk, dst, want, ack,
+					   xs->issued, last);
 			if (err) {
 				err = err == -EAGAIN ? 0 : err;
 				break;
 			}
+			conn->rts_read = last ? 0 : conn->rts_read + 1;
+			conn->rts_msgs = last ? 0 : conn->rts_msgs;
 		} else {
 			if (x->op == FQ_X_RECV)
 				memcpy(dst, data, want);
@@ -460,10 +524,12 @@ static int fq_pump_recv(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i, bo
 				fq_reduce(op->req.dtype, op_eff, dst, data, want / es);
 			fq_cm_placed(comm, ack, xs->issued);
 		}
-		err = fq_cm_consume(conn);
-		if (err)
-			break;
-		peer->recv_seq++;
+		if (last) {
+			err = fq_cm_consume(conn);
+			if (err)
+				break;
+			peer->recv_seq++;
+		}
 		peer->rx_bytes += want;
 		xs->issued++;
 		*progress = true;

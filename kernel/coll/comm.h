@@ -70,9 +70,16 @@ static inline u32 fq_chunk_max_pages(u32 chunk)
  */
 #define FQ_RNDV_MIN_BYTES	FQ_ZC_MIN_BYTES
 #define FQ_RNDV_MRS		32	/* MRs a communicator lends out at once */
+/*
+ * One read request lends the consecutive messages of a transfer that are
+ * ready, up to this many pages (512 KiB, wherever it starts): one
+ * registration, request and invalidation for them all, and a read each.
+ */
+#define FQ_RNDV_PAGES		(SZ_512K / PAGE_SIZE + 1)
 
 struct crypto_shash;
 struct fq_comm;
+struct fq_rndv_room;
 struct fq_peer;
 struct fq_conn;
 
@@ -141,10 +148,13 @@ enum fq_tx_kind {
  * @kind: enum fq_tx_kind
  * @dir: the direction @nsge entries are mapped in
  * @ret: credits it carries back to the peer
- * @fin: read requests of the peer it reports read
+ * @fin: read requests of the peer it reports read (a read: 1 if it is
+ *	the last of its request, whose completion reports the request read)
  * @ack: the transfer's, marked at completion: a zero-copy send's, a
  *	read's (the receive: placed), an invalidation's (the send: freed)
  * @msg: the message's index in that transfer
+ * @nmsg: messages from @msg on it marks (an invalidation's: those its
+ *	read request lent; else 1)
  * @mr: an invalidation's MR, back to the pool at completion
  * @t_post: when it was posted (ktime ns), for the completion time
  * @bytes: its payload (a read request: the bytes it offers)
@@ -165,6 +175,7 @@ struct fq_tx_ent {
 	u32 fin;
 	struct fq_ack *ack;
 	u64 msg;
+	u32 nmsg;
 	struct ib_mr *mr;
 	u64 t_post;
 	u32 bytes;
@@ -174,12 +185,14 @@ struct fq_tx_ent {
  * struct fq_rndv - a read request this side sent, until its MR is invalidated
  * @mr: the MR that lends the bytes
  * @ack: the sending transfer's, marked when the MR is invalidated
- * @msg: the message's index in it
+ * @msg: the first message it lends, its index in that transfer
+ * @nmsg: how many (consecutive) messages it lends
  */
 struct fq_rndv {
 	struct ib_mr *mr;
 	struct fq_ack *ack;
 	u64 msg;
+	u32 nmsg;
 };
 
 /**
@@ -246,6 +259,9 @@ struct fq_qp_stats {
  *	@rndv_inv invalidation built
  * @rndv_ok: the peer and this side read each other's requests (both
  *	granted reads when connecting)
+ * @rts_msgs: the messages the peer's read request first in line lends
+ *	(0: none seen yet), @rts_read of them read (reads built): it is
+ *	consumed once all are (the engine's alone)
  *
  * Under fq_comm.lock:
  * @credits: data messages the peer can take now
@@ -289,6 +305,8 @@ struct fq_conn {
 	u32 rndv_fin;
 	u32 rndv_inv;
 	bool rndv_ok;
+	u32 rts_msgs;
+	u32 rts_read;
 
 	u32 credits;
 	u32 ret_credits;
@@ -873,7 +891,8 @@ struct fq_small {
  * @pd: protection domain; @cq: one CQ for every QP
  * @mrs: the MRs read requests lend bytes through (@nmrs of them; none:
  *	no rendezvous), @mr_free the @nmr_free not lent (under @lock)
- * @rndv_sg: the engine's room to build a registration's page list
+ * @rndv_room: the engine's room to build a registration's page list
+ *	(rndv.c; with the MRs)
  * @listen_id: the listener
  * @peers: @nranks entries (this rank's unused)
  * @lock: protects the conn fields marked so, @err, @events, @tx_wake and
@@ -958,7 +977,7 @@ struct fq_comm {
 	u32 nmrs;
 	struct ib_mr *mr_free[FQ_RNDV_MRS];
 	u32 nmr_free;
-	struct scatterlist rndv_sg[FQ_MAX_SGE];
+	struct fq_rndv_room *rndv_room;
 	struct rdma_cm_id *listen_id;
 	struct fq_peer *peers;
 
@@ -1117,9 +1136,9 @@ void fq_rndv_alloc_mrs(struct fq_comm *comm);
 void fq_rndv_free_mrs(struct fq_comm *comm);
 int fq_rndv_can_send(struct fq_conn *conn);
 int fq_rndv_send(struct fq_conn *conn, const void *data, u32 len, const struct fq_dmamap *map,
-		 struct fq_ack *ack, u64 msg);
-int fq_rndv_read(struct fq_conn *conn, const void *rts, void *dst, u32 len, struct fq_ack *ack,
-		 u64 msg);
+		 struct fq_ack *ack, u64 msg, u32 nmsg);
+int fq_rndv_read(struct fq_conn *conn, const void *rts, u32 at, void *dst, u32 len,
+		 struct fq_ack *ack, u64 msg, bool last);
 void fq_rndv_release(struct fq_conn *conn);
 bool fq_rndv_fault_fin(struct fq_comm *comm);
 bool fq_rndv_wanted(struct fq_comm *comm, const struct fq_xfer *x, u32 len);

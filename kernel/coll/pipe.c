@@ -153,14 +153,8 @@ static bool fq_unfreed(const struct fq_pipe *p, const struct fq_pipe_step *e, u3
 	return fq_overlap(off, len, y->off + freed, y->len - min(freed, y->len));
 }
 
-/**
- * fq_pipe_send_ready() - may send @i of the @a-th step in flight build its
- * next message now?
- * @p: the pipe
- * @a: the step, counted from the oldest in flight
- * @i: a send of it
- */
-bool fq_pipe_send_ready(const struct fq_pipe *p, u32 a, u32 i)
+/* May message @m of send @i of the @a-th step in flight be built, the ones before it built? */
+static bool fq_pipe_send_ready_at(const struct fq_pipe *p, u32 a, u32 i, u64 m)
 {
 	const struct fq_pipe_step *ps = fq_pipe_get(p, a), *e;
 	const struct fq_xfer *x = &ps->st.x[i];
@@ -168,12 +162,12 @@ bool fq_pipe_send_ready(const struct fq_pipe *p, u32 a, u32 i)
 	u64 off;
 	u32 b, j, len;
 
-	if (xs->msgs == xs->nmsg)
+	if (m >= xs->nmsg)
 		return false;
 	/* forwarding: only what the receive it depends on placed */
-	if (x->dep >= 0 && ps->xs[x->dep].msgs <= xs->msgs)
+	if (x->dep >= 0 && ps->xs[x->dep].msgs <= m)
 		return false;
-	fq_pipe_msg(p, x, xs->msgs, &off, &len);
+	fq_pipe_msg(p, x, m, &off, &len);
 	for (b = 0; b < a; b++) {
 		e = fq_pipe_get(p, b);
 		for (j = 0; j < e->st.n; j++) {
@@ -191,6 +185,38 @@ bool fq_pipe_send_ready(const struct fq_pipe *p, u32 a, u32 i)
 		}
 	}
 	return true;
+}
+
+/**
+ * fq_pipe_send_ready() - may send @i of the @a-th step in flight build its
+ * next message now?
+ * @p: the pipe
+ * @a: the step, counted from the oldest in flight
+ * @i: a send of it
+ */
+bool fq_pipe_send_ready(const struct fq_pipe *p, u32 a, u32 i)
+{
+	return fq_pipe_send_ready_at(p, a, i, fq_pipe_get(p, a)->xs[i].msgs);
+}
+
+/**
+ * fq_pipe_send_run() - how many messages may send @i of the @a-th step in
+ * flight build now, from its next one on, up to @max?
+ * @p: the pipe
+ * @a: the step, counted from the oldest in flight
+ * @i: a send of it
+ * @max: the most wanted
+ *
+ * What one read request may lend at once (cm.c's rendezvous).
+ */
+u32 fq_pipe_send_run(const struct fq_pipe *p, u32 a, u32 i, u32 max)
+{
+	u64 m = fq_pipe_get(p, a)->xs[i].msgs;
+	u32 n = 0;
+
+	while (n < max && fq_pipe_send_ready_at(p, a, i, m + n))
+		n++;
+	return n;
 }
 
 /**

@@ -73,6 +73,7 @@ struct fq_pipe_step *fq_pipe_at(struct fq_pipe *p, u32 a);
 u32 fq_pipe_slot(const struct fq_pipe *p, u32 a);
 struct fq_pipe_step *fq_pipe_admit(struct fq_pipe *p);
 bool fq_pipe_send_ready(const struct fq_pipe *p, u32 a, u32 i);
+u32 fq_pipe_send_run(const struct fq_pipe *p, u32 a, u32 i, u32 max);
 bool fq_pipe_recv_ready(const struct fq_pipe *p, u32 a, u32 i);
 bool fq_pipe_step_done(const struct fq_pipe_step *ps);
 void fq_pipe_retire(struct fq_pipe *p);

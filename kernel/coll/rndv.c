@@ -19,6 +19,12 @@
  * writes nothing it did not ask for; the sender exposes nothing but
  * what it sends anyway.
  *
+ * One read request lends as many consecutive messages of a transfer as
+ * are ready, up to FQ_RNDV_PAGES pages: one registration, request and
+ * invalidation serve them all.  The receiver reads them one by one (a
+ * read per message, as the pipe lets it write each) and reports the
+ * request read when its last read completes.
+ *
  * The MRs are the communicator's (FQ_RNDV_MRS, whatever the ranks); a
  * message finding none free goes as a plain one, so no send waits on
  * another peer's.  Each connection has at most FQ_CREDITS read requests
@@ -42,6 +48,12 @@
 #include <rdma/ib_verbs.h>
 
 #include "comm.h"
+
+/* the engine's room to build a registration's page list */
+struct fq_rndv_room {
+	struct ib_sge sge[FQ_RNDV_PAGES];
+	struct scatterlist sg[FQ_RNDV_PAGES];
+};
 
 static bool rendezvous;
 module_param(rendezvous, bool, 0644);
@@ -67,13 +79,17 @@ void fq_rndv_alloc_mrs(struct fq_comm *comm)
 	if (!READ_ONCE(rendezvous) || !comm->zero_copy ||
 	    !(attrs->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) ||
 	    !attrs->max_qp_rd_atom || !attrs->max_qp_init_rd_atom ||
-	    attrs->max_sge_rd < fq_chunk_max_pages(comm->chunk))
+	    attrs->max_sge_rd < fq_chunk_max_pages(comm->chunk) ||
+	    fq_chunk_max_pages(comm->chunk) > FQ_RNDV_PAGES)
 		return;
 	rdma_for_each_port(comm->ibdev, port)
 		if (rdma_protocol_iwarp(comm->ibdev, port))
 			return;
+	comm->rndv_room = kvmalloc(sizeof(*comm->rndv_room), GFP_KERNEL_ACCOUNT);
+	if (!comm->rndv_room)
+		return;
 	while (comm->nmrs < FQ_RNDV_MRS) {
-		mr = ib_alloc_mr(comm->pd, IB_MR_TYPE_MEM_REG, fq_chunk_max_pages(comm->chunk));
+		mr = ib_alloc_mr(comm->pd, IB_MR_TYPE_MEM_REG, FQ_RNDV_PAGES);
 		if (IS_ERR(mr))
 			break;
 		atomic_inc(&fq_objects.mrs);
@@ -90,6 +106,8 @@ void fq_rndv_free_mrs(struct fq_comm *comm)
 		atomic_dec(&fq_objects.mrs);
 	}
 	comm->nmr_free = 0;
+	kvfree(comm->rndv_room);
+	comm->rndv_room = NULL;
 }
 
 /**
@@ -183,22 +201,23 @@ static int fq_rndv_register(struct fq_conn *conn, struct fq_tx_ent *reg, struct 
 			    const void *data, u32 len, const struct fq_dmamap *map)
 {
 	struct fq_comm *comm = conn->comm;
-	struct scatterlist *sg = comm->rndv_sg;
+	struct ib_sge *sge = comm->rndv_room->sge;
+	struct scatterlist *sg = comm->rndv_room->sg;
 	bool own;
 	int n, k;
 	u8 key;
 
 	n = fq_sge_build(comm->ibdev, DMA_TO_DEVICE, comm->pd->local_dma_lkey, map, data, len,
-			 reg->sge, FQ_MAX_SGE, &own);
+			 sge, FQ_RNDV_PAGES, &own);
 	if (n <= 0 || own) {	/* the caller checked that @map holds the bytes */
-		if (n > 0)
-			fq_sge_unmap(comm->ibdev, DMA_TO_DEVICE, reg->sge, n);
+		if (n > 0 && own)
+			fq_sge_unmap(comm->ibdev, DMA_TO_DEVICE, sge, n);
 		return n < 0 ? n : -EINVAL;
 	}
 	sg_init_table(sg, n);
 	for (k = 0; k < n; k++) {
-		sg_dma_address(&sg[k]) = reg->sge[k].addr;
-		sg_dma_len(&sg[k]) = reg->sge[k].length;
+		sg_dma_address(&sg[k]) = sge[k].addr;
+		sg_dma_len(&sg[k]) = sge[k].length;
 	}
 	/* a key byte no peer can guess from the ones it saw (nor the last one) */
 	key = get_random_u8();
@@ -216,22 +235,24 @@ static int fq_rndv_register(struct fq_conn *conn, struct fq_tx_ent *reg, struct 
 }
 
 /**
- * fq_rndv_send() - build a read request for one data message of @len
- * bytes: its MR's registration, then the request; fq_cm_post() posts them
+ * fq_rndv_send() - build a read request for @nmsg consecutive data
+ * messages of a transfer, @len bytes in all: its MR's registration, then
+ * the request; fq_cm_post() posts them
  * @conn: an established connection
  * @data: the bytes, in a buffer the device has mapped (@map)
- * @len: how many, up to the chunk size
+ * @len: how many, up to FQ_RNDV_PAGES pages
  * @map: that mapping
- * @ack: the transfer's; message @msg is marked done once the peer read
- *	it (its FIN) and the MR is invalidated
- * @msg: the message's index in its transfer
+ * @ack: the transfer's; messages @msg on are marked done once the peer
+ *	read them all (its FIN) and the MR is invalidated
+ * @msg: the first message's index in its transfer
+ * @nmsg: how many messages
  *
  * The caller checked fq_rndv_can_send().  The bytes must stay put until @ack
  * says so.  Context: process; hw_rwsem held for reading.
  * Return: 0 or -errno.
  */
 int fq_rndv_send(struct fq_conn *conn, const void *data, u32 len, const struct fq_dmamap *map,
-		 struct fq_ack *ack, u64 msg)
+		 struct fq_ack *ack, u64 msg, u32 nmsg)
 {
 	struct fq_comm *comm = conn->comm;
 	struct fq_tx_ent *reg, *ent;
@@ -248,7 +269,7 @@ int fq_rndv_send(struct fq_conn *conn, const void *data, u32 len, const struct f
 	ent->mr = mr;
 	ent->msg = msg;
 	ent->bytes = len;
-	conn->rndv[conn->rndv_head % FQ_CREDITS] = (struct fq_rndv){ mr, ack, msg };
+	conn->rndv[conn->rndv_head % FQ_CREDITS] = (struct fq_rndv){ mr, ack, msg, nmsg };
 	conn->rndv_head++;
 	spin_unlock_bh(&comm->lock);
 
@@ -289,20 +310,24 @@ int fq_rndv_send(struct fq_conn *conn, const void *data, u32 len, const struct f
 }
 
 /**
- * fq_rndv_read() - build the read of a read request @rts the peer sent on
- * @conn into [@dst, @dst + @len); fq_cm_post() posts it
+ * fq_rndv_read() - build the read of @len bytes at @at of the bytes a
+ * read request @rts the peer sent on @conn lends, into [@dst, @dst +
+ * @len); fq_cm_post() posts it
  * @conn: the connection
- * @rts: the request (fq_cm_peek()), which gave @len
+ * @rts: the request (fq_cm_peek())
+ * @at: where in what it lends: the message's offset from its first one
  * @dst: where the bytes go
- * @len: how many
+ * @len: how many (one message)
  * @ack: the receive's; message @msg is marked placed when the read completes
  * @msg: the message's index in its transfer
+ * @last: the request's last message: when its read completes, the
+ *	request is read (a FIN for the peer); reads complete in order
  *
  * Context: process; hw_rwsem held for reading.  Return: 0, -EAGAIN (no
  * room on the send queue now) or -errno.
  */
-int fq_rndv_read(struct fq_conn *conn, const void *rts, void *dst, u32 len, struct fq_ack *ack,
-		 u64 msg)
+int fq_rndv_read(struct fq_conn *conn, const void *rts, u32 at, void *dst, u32 len,
+		 struct fq_ack *ack, u64 msg, bool last)
 {
 	const struct fabriq_rts *req = rts;
 	struct fq_comm *comm = conn->comm;
@@ -320,6 +345,7 @@ int fq_rndv_read(struct fq_conn *conn, const void *rts, void *dst, u32 len, stru
 	ent->msg = msg;
 	ent->bytes = len;
 	ent->dir = DMA_FROM_DEVICE;
+	ent->fin = last;
 	spin_unlock_bh(&comm->lock);
 
 	n = fq_sge_build(comm->ibdev, DMA_FROM_DEVICE, comm->pd->local_dma_lkey, NULL, dst, len,
@@ -336,7 +362,7 @@ int fq_rndv_read(struct fq_conn *conn, const void *rts, void *dst, u32 len, stru
 			.sg_list = ent->sge,
 			.num_sge = n,
 		},
-		.remote_addr = be64_to_cpu(req->addr),
+		.remote_addr = be64_to_cpu(req->addr) + at,
 		.rkey = be32_to_cpu(req->rkey),
 	};
 	return 0;
@@ -359,6 +385,9 @@ void fq_rndv_release(struct fq_conn *conn)
 	struct fq_tx_ent *ent;
 	struct fq_rndv *r;
 
+	/* the engine alone moves rndv_inv: nothing to do costs no lock */
+	if (!conn->rndv_ok || READ_ONCE(conn->rndv_fin) == conn->rndv_inv)
+		return;
 	spin_lock_bh(&comm->lock);
 	if (!fq_rndv_local_leads(conn))
 		goto out;
@@ -368,6 +397,7 @@ void fq_rndv_release(struct fq_conn *conn)
 		ent->mr = r->mr;
 		ent->ack = r->ack;
 		ent->msg = r->msg;
+		ent->nmsg = r->nmsg;
 		ent->wr = (struct ib_send_wr){
 			.wr_cqe = &ent->cqe,
 			.opcode = IB_WR_LOCAL_INV,
