@@ -178,9 +178,14 @@ static int advance(struct rank *R, int me)
  * Sends are copied at build or read at transmission at random (a
  * copied send is done at once), and the sending transfer's bytes count
  * as done only up to its first message not done, as fq_ack's prefix.
- * A copy is, at random, taken from the connection and read into place
- * later (the rendezvous, rndv.c): placed only when that read completes,
- * in any order, while later messages are taken and placed meanwhile.
+ * A copy is, at random, sent as a read request (the rendezvous,
+ * rndv.c) lending a run of 1 to 8 messages that fq_pipe_send_run() says
+ * are ready: the receiver checks the run against its messages, takes them
+ * one by one and reads each into place from the sender's bytes when the
+ * read completes, at a random later move, in any order, while later
+ * messages are taken and placed meanwhile; the sender's messages are done
+ * (the FIN) only once all the run's reads completed, so a send whose
+ * bytes changed before that lands wrong bytes.
  */
 #define PIPE_CHUNK	24
 #define PIPE_MAXMSG	1024	/* messages of one transfer, at most */
@@ -190,15 +195,26 @@ struct zack {			/* fq_ack: which messages of a transfer are done */
 	unsigned char done[PIPE_MAXMSG];
 };
 
+/* a read request's run, until its last read completes (the sender's FIN) */
+struct zspan {
+	struct zack *ack;		/* the sending transfer's */
+	uint64_t msg;			/* its first message */
+	uint64_t *freed;		/* and its fq_xstate.freed */
+	uint32_t nmsg;			/* messages lent */
+	uint32_t reads;			/* reads completed */
+};
+
 struct zmsg {
 	struct zmsg *next;
-	const unsigned char *src;	/* read when transmitted */
+	const unsigned char *src;	/* read when transmitted (a read request: by the reads) */
 	uint64_t len;
 	struct zack *ack;		/* the sending transfer's */
 	uint64_t msg;			/* index in it */
 	uint64_t *freed;		/* and its fq_xstate.freed */
 	uint32_t ret;			/* credits carried back */
 	uint8_t into;			/* what the sender says the receiver does */
+	struct zspan *span;		/* a read request's; NULL: the data itself */
+	uint32_t taken;			/* of a read request's messages, taken */
 	int credit_only;
 	int sent;
 	unsigned char data[PIPE_CHUNK];
@@ -260,7 +276,8 @@ struct zread {
 	struct fq_xfer x;
 	uint64_t off;
 	uint64_t len;
-	unsigned char data[PIPE_CHUNK];
+	const unsigned char *src;	/* the sender's bytes, read at completion */
+	struct zspan *span;
 };
 
 #define PIPE_MAXREAD	(MAXR * FQ_PIPE_DEPTH * FQ_STEP_MAX * 8)
@@ -321,15 +338,29 @@ static int pipe_send(struct rank *R, int me, uint32_t a, uint32_t i)
 	struct zmsg *m = calloc(1, sizeof(*m));
 	uint64_t off;
 
+	uint32_t nmsg = 1, run, n, next;
+
 	fq_pipe_msg(p, x, xs->msgs, &off, &len);
 	m->src = xs->input ? fq_fresh_src(&R->fresh, off) :
 		 (x->buf == FQ_BUF_SRC ? R->src : R->work) + off;
-	m->len = len;
-	m->into = x->into;
 	m->ack = &z_acks[me][fq_pipe_slot(p, a)][i];
 	m->msg = xs->msgs;
 	m->freed = &xs->freed;
-	if (m->msg >= PIPE_MAXMSG)
+	/* a copy as a read request lending a run of what is ready (fq_pump_rndv_span) */
+	if (xport && x->into == FQ_X_RECV && rand() % 2) {
+		run = fq_pipe_send_run(p, a, i, FQ_ACK_WINDOW - (xs->msgs - m->ack->prefix));
+		nmsg = 1 + rand() % (run < 8 ? run : 8);
+		for (n = 1; n < nmsg; n++) {
+			fq_pipe_msg(p, x, xs->msgs + n, &off, &next);
+			len += next;
+		}
+		m->span = calloc(1, sizeof(*m->span));
+		*m->span = (struct zspan){ .ack = m->ack, .msg = m->msg, .freed = &xs->freed,
+					   .nmsg = nmsg };
+	}
+	m->len = len;
+	m->into = x->into;
+	if (m->msg + nmsg > PIPE_MAXMSG)
 		z_fail("too many messages in one transfer for the model", me, x->peer, c);
 	if (xport) {
 		k->credits--;
@@ -337,7 +368,7 @@ static int pipe_send(struct rank *R, int me, uint32_t a, uint32_t i)
 		k->sq_used++;
 		m->ret = k->ret;
 		k->ret = 0;
-		if (rand() % 2) {	/* copied through a send slot, done at once */
+		if (!m->span && rand() % 2) {	/* copied through a send slot, done at once */
 			memcpy(m->data, m->src, len);
 			m->src = NULL;
 			z_done(m);
@@ -345,7 +376,7 @@ static int pipe_send(struct rank *R, int me, uint32_t a, uint32_t i)
 	}
 	z_push(me, x->peer, c, m);
 	send_seq[me][x->peer]++;
-	xs->msgs++;
+	xs->msgs += nmsg;
 	return 1;
 }
 
@@ -375,7 +406,7 @@ static int pipe_transmit(int from, int to, uint32_t c)
 		free(m);
 		return 1;
 	}
-	if (m->src) {		/* zero-copy: read now, done at completion */
+	if (m->src && !m->span) {	/* zero-copy: read now, done at completion */
 		memcpy(m->data, m->src, m->len);
 		z_done(m);
 	}
@@ -397,7 +428,21 @@ static int pipe_place(struct rank *R, int me, uint32_t a, uint32_t i)
 	uint64_t off;
 
 	fq_pipe_msg(p, x, xs->issued, &off, &len);
-	if (m->len != len) {
+	if (m->span) {
+		/* a read request: its run must be whole messages of this receive */
+		uint64_t total = 0, o;
+		uint32_t n, l;
+
+		for (n = 0; !m->taken && n < m->span->nmsg && xs->issued + n < xs->nmsg; n++) {
+			fq_pipe_msg(p, x, xs->issued + n, &o, &l);
+			total += l;
+		}
+		if (!m->taken && (n < m->span->nmsg || total != m->len)) {
+			printf("# rank %d step %u: a read request of %llu bytes from %u for %u messages does not fit\n",
+			       me, ps->k, (unsigned long long)m->len, x->peer, m->span->nmsg);
+			exit(1);
+		}
+	} else if (m->len != len) {
 		printf("# rank %d step %u: got %llu bytes from %u, expected %u\n", me, ps->k,
 		       (unsigned long long)m->len, x->peer, len);
 		exit(1);
@@ -407,22 +452,28 @@ static int pipe_place(struct rank *R, int me, uint32_t a, uint32_t i)
 		       me, ps->k, x->peer, m->into, x->op);
 		exit(1);
 	}
-	if (xport && x->op == FQ_X_RECV && rand() % 2 && z_nreads[me] < PIPE_MAXREAD) {
+	if (m->span) {		/* read into place later, from the sender's bytes */
 		struct zread *rd = &z_reads[me][z_nreads[me]++];
 
+		if (z_nreads[me] > PIPE_MAXREAD)
+			z_fail("too many reads in flight for the model", x->peer, me, c);
 		*rd = (struct zread){ .xs = xs, .ack = &z_acks[me][fq_pipe_slot(p, a)][i],
-				      .msg = xs->issued, .x = *x, .off = off, .len = len };
-		memcpy(rd->data, m->data, len);
+				      .msg = xs->issued, .x = *x, .off = off, .len = len,
+				      .src = m->src + (uint64_t)m->taken * PIPE_CHUNK,
+				      .span = m->span };
+		xs->issued++;
+		if (++m->taken < m->span->nmsg)	/* the request stays until its last is taken */
+			return 1;
 	} else {
 		land(R, x, xs->input, off, m->data, len);
 		xs->msgs = z_mark(&z_acks[me][fq_pipe_slot(p, a)][i], xs->issued);
+		xs->issued++;
 	}
 	z_head[x->peer][me][c] = m->next;
 	if (!m->next)
 		z_tail[x->peer][me][c] = &z_head[x->peer][me][c];
 	free(m);
 	recv_seq[x->peer][me]++;
-	xs->issued++;
 	if (xport) {		/* fq_cm_consume, then the pass's retry */
 		zc[me][x->peer][c].unplaced--;
 		zc[me][x->peer][c].ret++;
@@ -436,14 +487,20 @@ static int pipe_place(struct rank *R, int me, uint32_t a, uint32_t i)
 static int pipe_read_done(struct rank *R, int me)
 {
 	struct zread *rd;
-	uint32_t k;
+	uint32_t k, j;
 
 	if (!z_nreads[me])
 		return 0;
 	k = rand() % z_nreads[me];
 	rd = &z_reads[me][k];
-	land(R, &rd->x, false, rd->off, rd->data, rd->len);
+	land(R, &rd->x, false, rd->off, rd->src, rd->len);
 	rd->xs->msgs = z_mark(rd->ack, rd->msg);
+	/* the run read: the sender's messages are done (its FIN, its invalidation) */
+	if (++rd->span->reads == rd->span->nmsg) {
+		for (j = 0; j < rd->span->nmsg; j++)
+			*rd->span->freed = z_mark(rd->span->ack, rd->span->msg + j);
+		free(rd->span);
+	}
 	z_reads[me][k] = z_reads[me][--z_nreads[me]];
 	return 1;
 }
@@ -488,7 +545,13 @@ static int pipe_pick(struct rank *R, int me, int placing)
 		for (i = 0; i < ps->st.n; i++) {
 			struct fq_xfer *x = &ps->st.x[i];
 			struct zmsg *m = z_head[x->peer][me][recv_seq[x->peer][me] % nch];
+			uint64_t prefix = z_acks[me][fq_pipe_slot(p, a)][i].prefix;
+			/* neither pump goes FQ_ACK_WINDOW past the first message not done */
+			int room = (placing ? ps->xs[i].issued : ps->xs[i].msgs) - prefix <
+				   FQ_ACK_WINDOW;
 
+			if (!room)
+				continue;
 			if (placing ? x->op != FQ_X_SEND && m && m->sent && fq_pipe_recv_ready(p, a, i) :
 			    x->op == FQ_X_SEND && fq_pipe_send_ready(p, a, i) &&
 			    z_can_send(me, x->peer, send_seq[me][x->peer] % nch))

@@ -116,7 +116,6 @@ struct fq_ack {
 	u64 window;
 };
 
-#define FQ_ACK_WINDOW	64	/* bits of fq_ack.window */
 
 /*
  * Sends are signaled selectively: the last of every chain posted, and

@@ -26,6 +26,8 @@
 #define FQ_RECV_SLOTS		(FQ_CREDITS + FQ_CTL_INFLIGHT)
 #define FQ_TX_ENTS		(4 * FQ_CREDITS)
 #define FQ_SEND_WRS		(FQ_TX_ENTS + FQ_CTL_INFLIGHT + 1)
+/* messages of a transfer past its first one not done, at most (fq_ack's bits) */
+#define FQ_ACK_WINDOW		64
 
 /*
  * The control connection (ctrl.c) carries one heartbeat at a time each
