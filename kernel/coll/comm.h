@@ -116,7 +116,6 @@ struct fq_ack {
 	u64 window;
 };
 
-
 /*
  * Sends are signaled selectively: the last of every chain posted, and
  * every FQ_SIGNAL_EVERY-th, so a completion retires the sends before it
