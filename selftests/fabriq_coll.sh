@@ -136,7 +136,7 @@ check_true "... at most half as many send completions as sends (64 sends or more
 pkill -f -- '--port 19350'
 wait
 
-# Rendezvous (cm.c): a 1 MiB broadcast's 16 messages a call, which rank 1
+# Rendezvous (rndv.c): a 1 MiB broadcast's 16 messages a call, which rank 1
 # copies into place, go as read requests that rank 1 reads straight into
 # its buffer, each once (module parameter rendezvous, off by default).
 # Stopped, the bench holds between calls, or in
@@ -147,13 +147,15 @@ fq bench broadcast --ranks 2 --peers 198.19.0.1,198.19.0.2 -b 1M -e 1M -n 100000
 	--port 19360 --id 0xb0cb >/dev/null 2>&1 &
 wait_for 30 sh -c "$FQ_CLI comm show id 0xb0cb | grep -c 'state ready' | grep -qx 2"
 echo 0 > /sys/module/fabriq/parameters/rendezvous
-sleep 3
+# a read request lends up to 8 of a call's 16 messages: at least 64 of them
+wait_for 120 sh -c "awk '\$1 == 1 && \$19 >= 64 { ok = 1 } END { exit !ok }' \
+	$FQ_DBG/comms/b0cb-r0/peers"
 pkill -STOP -f -- '--port 19360'
 sleep 2
 read -r sent rts <<< "$(awk '$1 == 1 { print $11, $19 }' "$FQ_DBG/comms/b0cb-r0/peers")"
 read -r reads <<< "$(awk '$1 == 0 { print $20 }' "$FQ_DBG/comms/b0cb-r1/peers")"
 ktap_diag "broadcast, rank 0 to rank 1: ${sent:-?} sends completed, ${rts:-?} of them read requests; rank 1 read ${reads:-?}"
-check_true "... every 16 KiB+ message a read request (64 or more), each read once" \
+check_true "... every 16 KiB+ message lent by a read request (64 or more requests), each read once" \
 	test "${rts:-0}" -ge 64 -a "${rts:-0}" -ge "$((${sent:-0} - 4))" \
 	-a "${reads:-0}" -le "${rts:-0}" -a "${reads:-0}" -ge "$((${rts:-0} - 8))"
 pkill -CONT -f -- '--port 19360'
