@@ -338,7 +338,7 @@ static const struct fq_dmamap *fq_op_dmamap(struct fq_comm *comm, struct fq_op *
  * How many messages of send @i of the @a-th step in flight, from its next
  * one on, may one read request lend: those ready now (the first is), each
  * large enough, all in @map, within the transfer's ack window and
- * FQ_RNDV_PAGES pages.  @len: the first one's length, set to theirs.
+ * FQ_RNDV_MAX_BYTES.  @len: the first one's length, set to theirs.
  */
 static u32 fq_pump_rndv_span(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i,
 			     const struct fq_dmamap *map, const void *bytes, u32 *len)
@@ -355,8 +355,8 @@ static u32 fq_pump_rndv_span(struct fq_comm *comm, struct fq_op *op, u32 a, u32 
 				 FQ_ACK_WINDOW - (ps->xs[i].msgs - READ_ONCE(ack->prefix)));
 	for (n = 1; n < ready; n++) {
 		fq_pipe_msg(p, x, ps->xs[i].msgs + n, &off, &next);
-		if (!fq_rndv_wanted(comm, x, next) ||
-		    DIV_ROUND_UP(offset_in_page(bytes) + total + next, PAGE_SIZE) > FQ_RNDV_PAGES ||
+		/* at most FQ_RNDV_MAX_BYTES, so at most FQ_RNDV_PAGES pages */
+		if (!fq_rndv_wanted(comm, x, next) || total + next > FQ_RNDV_MAX_BYTES ||
 		    !fq_dmamap_covers(map, bytes, total + next))
 			break;
 		total += next;
@@ -453,7 +453,7 @@ static u32 fq_pump_rts_msgs(const struct fq_pipe *p, const struct fq_xfer *x, u6
 	u64 total = 0, off;
 	u32 n = 0, l;
 
-	if (len > (FQ_RNDV_PAGES - 1) * PAGE_SIZE)	/* U32_MAX: malformed */
+	if (len > FQ_RNDV_MAX_BYTES)	/* U32_MAX: malformed */
 		return 0;
 	while (total < len && m + n < nmsg && n < FQ_ACK_WINDOW) {
 		fq_pipe_msg(p, x, m + n, &off, &l);

@@ -72,10 +72,13 @@ static inline u32 fq_chunk_max_pages(u32 chunk)
 #define FQ_RNDV_MRS		32	/* MRs a communicator lends out at once */
 /*
  * One read request lends the consecutive messages of a transfer that are
- * ready, up to this many pages (512 KiB, wherever it starts): one
- * registration, request and invalidation for them all, and a read each.
+ * ready, up to FQ_RNDV_MAX_BYTES (a limit of the protocol: the receiver
+ * refuses more, whatever its page size), so up to FQ_RNDV_PAGES pages
+ * wherever it starts: one registration, request and invalidation for
+ * them all, and a read each.
  */
-#define FQ_RNDV_PAGES		(SZ_512K / PAGE_SIZE + 1)
+#define FQ_RNDV_MAX_BYTES	SZ_512K
+#define FQ_RNDV_PAGES		(FQ_RNDV_MAX_BYTES / PAGE_SIZE + 1)
 
 struct crypto_shash;
 struct fq_comm;

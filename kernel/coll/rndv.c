@@ -20,7 +20,7 @@
  * what it sends anyway.
  *
  * One read request lends as many consecutive messages of a transfer as
- * are ready, up to FQ_RNDV_PAGES pages: one registration, request and
+ * are ready, up to FQ_RNDV_MAX_BYTES: one registration, request and
  * invalidation serve them all.  The receiver reads them one by one (a
  * read per message, as the pipe lets it write each) and reports the
  * request read when its last read completes.
@@ -240,7 +240,7 @@ static int fq_rndv_register(struct fq_conn *conn, struct fq_tx_ent *reg, struct 
  * the request; fq_cm_post() posts them
  * @conn: an established connection
  * @data: the bytes, in a buffer the device has mapped (@map)
- * @len: how many, up to FQ_RNDV_PAGES pages
+ * @len: how many, up to FQ_RNDV_MAX_BYTES
  * @map: that mapping
  * @ack: the transfer's; messages @msg on are marked done once the peer
  *	read them all (its FIN) and the MR is invalidated
