@@ -9,7 +9,7 @@
 # authenticated communicator (so the peer is a member that misbehaves, not
 # a stranger); the debugfs knob fault_rndv makes rank 1 break its next
 # read request or FIN:
-#   len     a read request one byte longer than the messages it lends
+#   len     a read request one byte shorter than the messages it lends
 #   short   a read request of 8 bytes, not 16
 #   reduce  a read request for a message rank 0 reduces (an allreduce)
 #   fin     255 more reads reported than rank 0 has requests out

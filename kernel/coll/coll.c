@@ -337,8 +337,9 @@ static const struct fq_dmamap *fq_op_dmamap(struct fq_comm *comm, struct fq_op *
 /*
  * How many messages of send @i of the @a-th step in flight, from its next
  * one on, may one read request lend: those ready now (the first is), each
- * large enough, all in @map, within the transfer's ack window and
- * FQ_RNDV_MAX_BYTES.  @len: the first one's length, set to theirs.
+ * large enough, all in @map, within the transfer's ack window and the
+ * bytes a request lends (comm->rndv_max_bytes, which full chunks bound
+ * before any is looked at).  @len: the first one's length, set to theirs.
  */
 static u32 fq_pump_rndv_span(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i,
 			     const struct fq_dmamap *map, const void *bytes, u32 *len)
@@ -347,16 +348,17 @@ static u32 fq_pump_rndv_span(struct fq_comm *comm, struct fq_op *op, u32 a, u32 
 	struct fq_pipe_step *ps = fq_pipe_at(p, a);
 	const struct fq_xfer *x = &ps->st.x[i];
 	const struct fq_ack *ack = &op->acked[fq_pipe_slot(p, a)][i];
+	/* the ack window is of messages, not requests; full chunks cap the bytes */
+	u32 window = FQ_ACK_WINDOW - (ps->xs[i].msgs - READ_ONCE(ack->prefix));
+	u32 chunks = max_t(u32, comm->rndv_max_bytes / p->chunk, 1);
 	u32 n, ready, next, total = *len;
 	u64 off;
 
-	/* the ack window is of messages, not requests */
-	ready = fq_pipe_send_run(p, a, i,
-				 FQ_ACK_WINDOW - (ps->xs[i].msgs - READ_ONCE(ack->prefix)));
+	ready = fq_pipe_send_run(p, a, i, min(window, chunks));
 	for (n = 1; n < ready; n++) {
 		fq_pipe_msg(p, x, ps->xs[i].msgs + n, &off, &next);
-		/* at most FQ_RNDV_MAX_BYTES, so at most FQ_RNDV_PAGES pages */
-		if (!fq_rndv_wanted(comm, x, next) || total + next > FQ_RNDV_MAX_BYTES ||
+		/* no more pages than an MR maps */
+		if (!fq_rndv_wanted(comm, x, next) || total + next > comm->rndv_max_bytes ||
 		    !fq_dmamap_covers(map, bytes, total + next))
 			break;
 		total += next;
@@ -513,7 +515,8 @@ static int fq_pump_recv(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i, bo
 				break;
 			}
 			conn->rts_read = last ? 0 : conn->rts_read + 1;
-			conn->rts_msgs = last ? 0 : conn->rts_msgs;
+			if (last)
+				conn->rts_msgs = 0;
 		} else {
 			if (x->op == FQ_X_RECV)
 				memcpy(dst, data, want);

@@ -427,7 +427,7 @@ enum fq_hb_fault {
 /* how the debugfs knob fault_rndv breaks this rank's next read request or FIN */
 enum fq_rndv_fault {
 	FQ_RNDV_FAULT_NONE,
-	FQ_RNDV_FAULT_LEN,	/* a length one more than the message's */
+	FQ_RNDV_FAULT_LEN,	/* a length one less than the messages' */
 	FQ_RNDV_FAULT_SHORT,	/* a request of 8 bytes */
 	FQ_RNDV_FAULT_RKEY,	/* a key that is not the MR's */
 	FQ_RNDV_FAULT_REDUCE,	/* a request for a message the peer reduces */
@@ -893,6 +893,8 @@ struct fq_small {
  * @mrs: the MRs read requests lend bytes through (@nmrs of them; none:
  *	no rendezvous), @mr_free the @nmr_free not lent (under @lock)
  * @rndv_room: the engine's room to build a registration's page list
+ * @rndv_max_bytes: the most one read request lends: FQ_RNDV_MAX_BYTES, or
+ *	less where the device's MRs map fewer than FQ_RNDV_PAGES pages
  *	(rndv.c; with the MRs)
  * @listen_id: the listener
  * @peers: @nranks entries (this rank's unused)
@@ -979,6 +981,7 @@ struct fq_comm {
 	struct ib_mr *mr_free[FQ_RNDV_MRS];
 	u32 nmr_free;
 	struct fq_rndv_room *rndv_room;
+	u32 rndv_max_bytes;
 	struct rdma_cm_id *listen_id;
 	struct fq_peer *peers;
 

@@ -62,15 +62,16 @@ MODULE_PARM_DESC(rendezvous,
 
 /*
  * The MRs read requests lend bytes through, as many as the device gives
- * up to FQ_RNDV_MRS, whatever the ranks: none (no rendezvous) without
- * zero-copy, fast registration or reads.  Context: process.
+ * up to FQ_RNDV_MRS, whatever the ranks, each of FQ_RNDV_PAGES pages or as
+ * many as the device maps (a request then lends less): none (no
+ * rendezvous) without zero-copy, fast registration or reads, or where one
+ * message's pages do not fit an MR.  Context: process.
  */
 void fq_rndv_alloc_mrs(struct fq_comm *comm)
 {
 	const struct ib_device_attr *attrs = &comm->ibdev->attrs;
+	u32 port, pages = min_t(u32, FQ_RNDV_PAGES, attrs->max_fast_reg_page_list_len);
 	struct ib_mr *mr;
-
-	u32 port;
 
 	/*
 	 * A read lands in one SGE per page (iWARP would need an MR for it,
@@ -80,7 +81,7 @@ void fq_rndv_alloc_mrs(struct fq_comm *comm)
 	    !(attrs->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) ||
 	    !attrs->max_qp_rd_atom || !attrs->max_qp_init_rd_atom ||
 	    attrs->max_sge_rd < fq_chunk_max_pages(comm->chunk) ||
-	    fq_chunk_max_pages(comm->chunk) > FQ_RNDV_PAGES)
+	    fq_chunk_max_pages(comm->chunk) > pages)
 		return;
 	rdma_for_each_port(comm->ibdev, port)
 		if (rdma_protocol_iwarp(comm->ibdev, port))
@@ -88,8 +89,10 @@ void fq_rndv_alloc_mrs(struct fq_comm *comm)
 	comm->rndv_room = kvmalloc(sizeof(*comm->rndv_room), GFP_KERNEL_ACCOUNT);
 	if (!comm->rndv_room)
 		return;
+	/* a run of bytes starting anywhere in a page spans one page more */
+	comm->rndv_max_bytes = max_t(u32, (pages - 1) * PAGE_SIZE, comm->chunk);
 	while (comm->nmrs < FQ_RNDV_MRS) {
-		mr = ib_alloc_mr(comm->pd, IB_MR_TYPE_MEM_REG, FQ_RNDV_PAGES);
+		mr = ib_alloc_mr(comm->pd, IB_MR_TYPE_MEM_REG, pages);
 		if (IS_ERR(mr))
 			break;
 		atomic_inc(&fq_objects.mrs);
@@ -289,8 +292,9 @@ int fq_rndv_send(struct fq_conn *conn, const void *data, u32 len, const struct f
 		.len = cpu_to_be32(len),
 	};
 	fault = xchg(&comm->fault_rndv, FQ_RNDV_FAULT_NONE);
+	/* a byte short ends inside the run's last message, 16 KiB or more */
 	if (fault == FQ_RNDV_FAULT_LEN)
-		rts->len = cpu_to_be32(len + 1);
+		rts->len = cpu_to_be32(len - 1);
 	else if (fault == FQ_RNDV_FAULT_RKEY)
 		rts->rkey = cpu_to_be32(mr->rkey ^ 0x5a5a5a00);
 	else if (fault == FQ_RNDV_FAULT_FIN)	/* not this one's to break */
