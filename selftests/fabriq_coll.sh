@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 39
+ktap_plan 40
 fq_require jq sysctl pkill tcpdump
 fq_load_fabriq || ktap_bail "cannot load fabriq"
 fq_ranks_up 8 || ktap_bail "cannot set up 8 local ranks"
@@ -199,17 +199,23 @@ check_eq "... in order: each step admitted, moved and done no earlier than the o
 # ops_done, then ops_preallocated a moment later, while the bench runs:
 # the call in flight, and one that ended and a next one claimed in
 # between, may be counted in the second and not yet in the first.
+# Each 8-byte message goes inline (IB_SEND_INLINE, rxe grants the QPs
+# FQ_INLINE_BYTES): debugfs peers counts them (inline_tx) beside the sends.
 fq bench allreduce --ranks 2 --peers 198.19.0.1,198.19.0.2 -b 8 -e 8 -n 1000000 -c 0 \
 	--port 19370 --id 0xb5a1 >/dev/null 2>&1 &
 wait_for 60 sh -c "awk '\$1 == \"ops_done\" && \$2 >= 100 { ok = 1 } END { exit !ok }' \
 	$FQ_DBG/comms/b5a1-r0/summary"
 read -r done pre <<< "$(awk '$1 == "ops_done" { d = $2 } $1 == "ops_preallocated" { p = $2 }
 	END { print d, p }' "$FQ_DBG/comms/b5a1-r0/summary")"
+read -r sent inl <<< "$(awk '$1 == 1 { print $11, $21 }' "$FQ_DBG/comms/b5a1-r0/peers")"
 pkill -f -- '--port 19370'
 wait
 ktap_diag "8-byte allreduce, rank 0: ${done:-?} calls done, ${pre:-?} on the preallocated call"
 check_true "... every 8-byte call ran on the preallocated call" \
 	test "${done:-0}" -ge 100 -a "${pre:-0}" -ge "${done:-1}" -a "${pre:-0}" -le "$((${done:-0} + 2))"
+ktap_diag "8-byte allreduce, rank 0 to rank 1: ${sent:-?} sends completed, ${inl:-?} of them inline"
+check_true "... its messages went inline (all but the bench's empty ones)" \
+	test "${inl:-0}" -ge 100 -a "${inl:-0}" -le "${sent:-0}" -a "$((${inl:-0} + 8))" -ge "${sent:-0}"
 check_match "bench names a bad type and the valid ones" \
 	"bench: -d: 'float8' is not valid \(valid: int8, uint8" \
 	"$(fq bench allreduce --ranks 2 -d float8 2>&1)"

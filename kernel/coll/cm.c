@@ -301,6 +301,7 @@ static bool fq_tx_retire(struct fq_conn *conn, enum ib_wc_status status, u64 now
 	case FQ_TX_SEND:
 		fq_tx_account(conn, ent, status, now);
 		conn->st.rts_tx += ok && ent->mr;
+		conn->st.inline_tx += ok && ent->inl;
 		conn->tx_msgs_done++;
 		break;
 	case FQ_TX_READ:
@@ -483,6 +484,7 @@ struct fq_tx_ent *fq_tx_take(struct fq_conn *conn, u8 kind)
 
 	conn->sq_used++;
 	ent->kind = kind;
+	ent->inl = false;
 	ent->nsge = 0;
 	ent->dir = DMA_TO_DEVICE;
 	ent->ret = 0;
@@ -594,8 +596,15 @@ int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, const struct fq_
 		err = min(err, 0);
 	} else if (len) {
 		memcpy(conn->tx_buf[slot], data, len);
-		ib_dma_sync_single_for_device(comm->ibdev, conn->tx_dma[slot], len, DMA_TO_DEVICE);
-		ent->sge[0].addr = conn->tx_dma[slot];
+		/* inline: the device copies the slot, by its kernel address, when posted */
+		ent->inl = len <= conn->max_inline;
+		if (ent->inl) {
+			ent->sge[0].addr = (uintptr_t)conn->tx_buf[slot];
+		} else {
+			ib_dma_sync_single_for_device(comm->ibdev, conn->tx_dma[slot], len,
+						      DMA_TO_DEVICE);
+			ent->sge[0].addr = conn->tx_dma[slot];
+		}
 		ent->sge[0].length = len;
 		ent->sge[0].lkey = comm->pd->local_dma_lkey;
 		ent->wr.num_sge = 1;
@@ -638,7 +647,8 @@ int fq_cm_post(struct fq_conn *conn)
 		ent = &conn->tx_ent[i % FQ_TX_ENTS];
 		ent->t_post = now;
 		ent->wr.next = NULL;
-		ent->wr.send_flags = fq_cm_signal(i, head) ? IB_SEND_SIGNALED : 0;
+		ent->wr.send_flags = (fq_cm_signal(i, head) ? IB_SEND_SIGNALED : 0) |
+				     (ent->inl ? IB_SEND_INLINE : 0);
 		if (prev)
 			prev->wr.next = &ent->wr;
 		else
@@ -922,6 +932,7 @@ static int fq_conn_setup_qp(struct fq_conn *conn)
 			.max_send_sge = comm->zero_copy && !conn->control ?
 					fq_chunk_max_pages(comm->chunk) : 1,
 			.max_recv_sge = 1,
+			.max_inline_data = conn->control ? 0 : FQ_INLINE_BYTES,
 		},
 	};
 	u32 i;
@@ -949,8 +960,14 @@ static int fq_conn_setup_qp(struct fq_conn *conn)
 	if (conn->control)
 		fq_ctrl_conn_init(conn);
 	err = rdma_create_qp(conn->id, comm->pd, &attr);
+	if (err && attr.cap.max_inline_data) {	/* a device that sends nothing inline */
+		attr.cap.max_inline_data = 0;
+		err = rdma_create_qp(conn->id, comm->pd, &attr);
+	}
 	if (err)
 		return err;
+	/* what the device granted (it may say more than asked) */
+	conn->max_inline = min_t(u32, attr.cap.max_inline_data, FQ_INLINE_BYTES);
 	conn->has_qp = true;
 	atomic_inc(&fq_objects.qps);
 	conn->credits = conn->control ? 0 : FQ_CREDITS;

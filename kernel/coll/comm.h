@@ -127,6 +127,15 @@ struct fq_ack {
  */
 #define FQ_SIGNAL_EVERY		FQ_CREDIT_BATCH
 
+/*
+ * A data message of up to this many bytes goes inline where the device
+ * takes that much (IB_SEND_INLINE): the device copies it from the send
+ * slot when it is posted, and reads no memory for it afterwards (on a
+ * NIC, one DMA read less on a small call's path).  What a QP asks; it
+ * gets what the device grants, perhaps none.
+ */
+#define FQ_INLINE_BYTES		256
+
 /* what a work request on a data connection's send queue is (cm.c) */
 enum fq_tx_kind {
 	FQ_TX_SEND,	/* a data message (or read request): takes a credit */
@@ -147,6 +156,7 @@ enum fq_tx_kind {
  * @nsge: entries of @sge mapped for this request alone, unmapped when it
  *	completes (0: a slot's, or from a buffer mapped once, dmamap.c)
  * @kind: enum fq_tx_kind
+ * @inl: a data message sent inline (its sge holds the slot's kernel address)
  * @dir: the direction @nsge entries are mapped in
  * @ret: credits it carries back to the peer
  * @fin: read requests of the peer it reports read (a read: 1 if it is
@@ -171,6 +181,7 @@ struct fq_tx_ent {
 	struct ib_sge sge[FQ_MAX_SGE];
 	u8 nsge;
 	u8 kind;
+	bool inl;
 	u8 dir;
 	u32 ret;
 	u32 fin;
@@ -206,6 +217,7 @@ struct fq_rndv {
  * @rx_wrs: data messages received (read requests: once read)
  * @rx_bytes: their payload
  * @rts_tx: read requests sent (and completed)
+ * @inline_tx: data messages sent inline (and completed)
  * @reads: the peer's read requests read
  * @errors: completions in error (flushes after a close are not errors)
  * @cqe_ns: send post -> completion, summed over @tx_wrs
@@ -218,6 +230,7 @@ struct fq_qp_stats {
 	u64 rx_wrs;
 	u64 rx_bytes;
 	u64 rts_tx;
+	u64 inline_tx;
 	u64 reads;
 	u64 errors;
 	u64 cqe_ns;
@@ -250,6 +263,8 @@ struct fq_qp_stats {
  * @rx_buf: FQ_RECV_SLOTS receive slots of chunk bytes, @rx_dma their mappings
  * @tx_buf: FQ_CREDITS send slots, @tx_dma their mappings (data message
  *	number i of the connection uses slot i % FQ_CREDITS)
+ * @max_inline: data messages of up to this many bytes go inline (what the
+ *	device granted the QP, at most FQ_INLINE_BYTES)
  * @tx_ent: the work requests in flight, a ring of FQ_TX_ENTS
  * @rx_ctx: one per receive slot
  * @credit_cqe: credit-only sends
@@ -298,6 +313,7 @@ struct fq_conn {
 	u64 rx_dma[FQ_RECV_SLOTS];
 	void *tx_buf[FQ_CREDITS];
 	u64 tx_dma[FQ_CREDITS];
+	u32 max_inline;
 	struct fq_tx_ent tx_ent[FQ_TX_ENTS];
 	struct fq_rx_ctx rx_ctx[FQ_RECV_SLOTS];
 	struct ib_cqe credit_cqe;

@@ -98,10 +98,10 @@ static int fq_comm_peers_show(struct seq_file *s, void *unused)
 	u64 wait, wait_last;
 	bool up;
 
-	seq_printf(s, "%-6s %-3s %-40s %-8s %-5s %-7s %10s %10s %14s %14s %10s %10s %6s %8s %11s %14s %14s %4s %10s %10s\n",
+	seq_printf(s, "%-6s %-3s %-40s %-8s %-5s %-7s %10s %10s %14s %14s %10s %10s %6s %8s %11s %14s %14s %4s %10s %10s %10s\n",
 		   "peer", "ch", "address", "qpn", "state", "credits", "msgs_tx", "msgs_rx",
 		   "bytes_tx", "bytes_rx", "tx_done", "tx_cqes", "errors", "inflight", "cqe_avg_ns",
-		   "wait_ns", "wait_last_ns", "slow", "rts_tx", "reads");
+		   "wait_ns", "wait_last_ns", "slow", "rts_tx", "reads", "inline_tx");
 	/* the QPs: teardown (device removal) frees them with hw_rwsem held for writing */
 	down_read(&comm->hw_rwsem);
 	mutex_lock(&comm->setup_lock);
@@ -128,12 +128,13 @@ static int fq_comm_peers_show(struct seq_file *s, void *unused)
 			 * bounds in ip4_addr_string_sa).
 			 */
 			snprintf(addr, sizeof(addr), "%pISpc", &comm->addrs[r]);
-			seq_printf(s, "%-6u %-3u %-40s %-8u %-5s %-7u %10llu %10llu %14llu %14llu %10llu %10llu %6llu %8u %11llu %14llu %14llu %4s %10llu %10llu\n",
+			seq_printf(s, "%-6u %-3u %-40s %-8u %-5s %-7u %10llu %10llu %14llu %14llu %10llu %10llu %6llu %8u %11llu %14llu %14llu %4s %10llu %10llu %10llu\n",
 				   r, ch, addr, qpn, up ? "up" : "down", credits,
 				   p->send_seq, p->recv_seq, p->tx_bytes, p->rx_bytes, qs.tx_wrs,
 				   qs.tx_cqes, qs.errors, inflight,
 				   qs.tx_wrs ? div64_u64(qs.cqe_ns, qs.tx_wrs) : 0, wait, wait_last,
-				   p->slow.raised ? "yes" : "no", qs.rts_tx, qs.reads);
+				   p->slow.raised ? "yes" : "no", qs.rts_tx, qs.reads,
+				   qs.inline_tx);
 		}
 	}
 	mutex_unlock(&comm->setup_lock);
