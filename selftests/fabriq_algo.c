@@ -249,9 +249,19 @@ static void z_push(int from, int to, uint32_t c, struct zmsg *m)
 	z_tail[from][to][c] = &m->next;
 }
 
-/* message @msg of a transfer is done (fq_ack_mark); returns the prefix done */
+/*
+ * message @msg of a transfer is done (fq_ack_mark); returns the prefix
+ * done.  As the kernel's, it must lie in the ack window: not done before,
+ * and less than FQ_ACK_WINDOW past the first not done (fq_ack_mark()
+ * WARNs).
+ */
 static uint64_t z_mark(struct zack *k, uint64_t msg)
 {
+	if (msg < k->prefix || msg - k->prefix >= FQ_ACK_WINDOW || k->done[msg]) {
+		printf("# transport: message %llu marked done again or outside the ack window (first not done: %llu)\n",
+		       (unsigned long long)msg, (unsigned long long)k->prefix);
+		exit(1);
+	}
 	k->done[msg] = 1;
 	while (k->prefix < PIPE_MAXMSG && k->done[k->prefix])
 		k->prefix++;
