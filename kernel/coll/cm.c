@@ -41,6 +41,7 @@
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
 
+#include "core/compat.h"
 #include "core/fabriq.h"
 #include "qos/qos.h"
 #include "comm.h"
@@ -911,8 +912,40 @@ static int fq_map_slot(struct fq_conn *conn, void **buf, u64 *dma, enum dma_data
 	return 0;
 }
 
+/* Does @dev send inline data as it should (core/compat.h)? */
+static bool fq_inline_works(const struct ib_device *dev)
+{
+	return dev->ops.driver_id != RDMA_DRIVER_RXE || FABRIQ_RXE_SENDS_INLINE;
+}
+
 /*
- * QP, slots and receives posted ahead: a data channel's, or the control
+ * Create @conn's QP, asking for FQ_INLINE_BYTES of inline data on a data
+ * channel, then 64, then none: a device that cannot take as much fails
+ * the QP rather than granting less (siw, irdma).  @attr is what to ask,
+ * inline data aside.
+ */
+static int fq_conn_create_qp(struct fq_conn *conn, const struct ib_qp_init_attr *attr)
+{
+	static const u32 asks[] = { FQ_INLINE_BYTES, 64, 0 };
+	struct fq_comm *comm = conn->comm;
+	struct ib_qp_init_attr try;
+	u32 i = conn->control || !fq_inline_works(comm->ibdev) ? ARRAY_SIZE(asks) - 1 : 0;
+	int err;
+
+	for (;; i++) {
+		try = *attr;	/* a driver may change it before it fails */
+		try.cap.max_inline_data = asks[i];
+		err = rdma_create_qp(conn->id, comm->pd, &try);
+		if (!err || !asks[i])
+			break;
+	}
+	/* what the device granted (it may say more than asked) */
+	conn->max_inline = err || !asks[i] ? 0 : min_t(u32, try.cap.max_inline_data, asks[i]);
+	return err;
+}
+
+/*
+ * Set up @conn's QP, slots and receives posted ahead: a data channel's, or the control
  * connection's (fewer, smaller slots; ctrl.c's completions).
  * Context: process, setup_lock held.
  */
@@ -932,7 +965,6 @@ static int fq_conn_setup_qp(struct fq_conn *conn)
 			.max_send_sge = comm->zero_copy && !conn->control ?
 					fq_chunk_max_pages(comm->chunk) : 1,
 			.max_recv_sge = 1,
-			.max_inline_data = conn->control ? 0 : FQ_INLINE_BYTES,
 		},
 	};
 	u32 i;
@@ -959,15 +991,9 @@ static int fq_conn_setup_qp(struct fq_conn *conn)
 	conn->credit_cqe.done = fq_credit_done;
 	if (conn->control)
 		fq_ctrl_conn_init(conn);
-	err = rdma_create_qp(conn->id, comm->pd, &attr);
-	if (err && attr.cap.max_inline_data) {	/* a device that sends nothing inline */
-		attr.cap.max_inline_data = 0;
-		err = rdma_create_qp(conn->id, comm->pd, &attr);
-	}
+	err = fq_conn_create_qp(conn, &attr);
 	if (err)
 		return err;
-	/* what the device granted (it may say more than asked) */
-	conn->max_inline = min_t(u32, attr.cap.max_inline_data, FQ_INLINE_BYTES);
 	conn->has_qp = true;
 	atomic_inc(&fq_objects.qps);
 	conn->credits = conn->control ? 0 : FQ_CREDITS;

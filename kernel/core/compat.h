@@ -2,7 +2,8 @@
 /*
  * compat.h - every difference between the kernels fabriq builds against
  * (Debian's 6.1 and 6.12) lives here, and nowhere else.  Differences are
- * detected by feature (FABRIQ_HAVE_*, set by Kbuild), not by version.
+ * detected by feature (FABRIQ_HAVE_*, set by Kbuild), not by version, but
+ * for a bug of a range of kernels (FABRIQ_RXE_INLINE_BROKEN).
  */
 #ifndef _FABRIQ_COMPAT_H
 #define _FABRIQ_COMPAT_H
@@ -57,6 +58,17 @@ static inline struct net_device *fabriq_port_netdev(struct ib_device *ibdev, u32
 #define FABRIQ_BUS_CONST const
 #else
 #define FABRIQ_BUS_CONST
+#endif
+
+/*
+ * rxe of 6.4 to 6.9 copies IB_SEND_INLINE data from the struct page its
+ * address would have (ib_virt_dma_to_page(); fixed in 6.10 by using
+ * ib_virt_dma_to_ptr()): wrong bytes, and no error.
+ */
+#ifdef FABRIQ_RXE_INLINE_BROKEN
+#define FABRIQ_RXE_SENDS_INLINE	false
+#else
+#define FABRIQ_RXE_SENDS_INLINE	true
 #endif
 
 /* ib_device_ops.create_cq takes the uverbs attribute bundle since 6.11. */
