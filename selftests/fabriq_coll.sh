@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 40
+ktap_plan 41
 fq_require jq sysctl pkill tcpdump
 fq_load_fabriq || ktap_bail "cannot load fabriq"
 fq_ranks_up 8 || ktap_bail "cannot set up 8 local ranks"
@@ -147,6 +147,9 @@ fq bench broadcast --ranks 2 --peers 198.19.0.1,198.19.0.2 -b 1M -e 1M -n 100000
 	--port 19360 --id 0xb0cb >/dev/null 2>&1 &
 wait_for 30 sh -c "$FQ_CLI comm show id 0xb0cb | grep -c 'state ready' | grep -qx 2"
 echo 0 > /sys/module/fabriq/parameters/rendezvous
+check_eq "summary: 32 MRs of 512 KiB, registrations lead their queue (rxe replays them)" \
+	"rndv_mrs 32 rndv_max_bytes 524288 rndv_replays yes" \
+	"$(grep '^rndv_' "$FQ_DBG/comms/b0cb-r0/summary" | tr '\n' ' ' | sed 's/ $//')"
 # a read request lends up to 8 of a call's 16 messages: at least 64 of them
 wait_for 120 sh -c "awk '\$1 == 1 && \$19 >= 64 { ok = 1 } END { exit !ok }' \
 	$FQ_DBG/comms/b0cb-r0/peers"

@@ -911,6 +911,9 @@ struct fq_small {
  * @rndv_room: the engine's room to build a registration's page list
  * @rndv_max_bytes: the most one read request lends: FQ_RNDV_MAX_BYTES, or
  *	less where the device's MRs map fewer than FQ_RNDV_PAGES pages
+ * @rndv_replays: the device runs a send queue's registrations and
+ *	invalidations again when a retry rewinds it (rxe): they are built
+ *	only where they lead their queue (rndv.c)
  *	(rndv.c; with the MRs)
  * @listen_id: the listener
  * @peers: @nranks entries (this rank's unused)
@@ -998,6 +1001,7 @@ struct fq_comm {
 	u32 nmr_free;
 	struct fq_rndv_room *rndv_room;
 	u32 rndv_max_bytes;
+	bool rndv_replays;
 	struct rdma_cm_id *listen_id;
 	struct fq_peer *peers;
 

@@ -78,6 +78,8 @@ static int fq_comm_summary_show(struct seq_file *s, void *unused)
 	seq_printf(s, "qps %u\n", comm->hw_gone ? 0 : (comm->nranks - 1) * comm->nch);
 	seq_printf(s, "reduce_isa %s\nbusy_poll_device %s\n", fq_reduce_isa(),
 		   comm->busy_poll ? "yes" : "no");
+	seq_printf(s, "rndv_mrs %u\nrndv_max_bytes %u\nrndv_replays %s\n", comm->nmrs,
+		   comm->nmrs ? comm->rndv_max_bytes : 0, comm->rndv_replays ? "yes" : "no");
 	mutex_unlock(&comm->setup_lock);
 	seq_printf(s, "ops_queued %u\nops_done %lld\nops_failed %lld\nbytes_sent %lld\n",
 		   READ_ONCE(comm->nops), atomic64_read(&comm->ops_done),

@@ -91,6 +91,7 @@ void fq_rndv_alloc_mrs(struct fq_comm *comm)
 		return;
 	/* a run of bytes starting anywhere in a page spans one page more */
 	comm->rndv_max_bytes = max_t(u32, (pages - 1) * PAGE_SIZE, comm->chunk);
+	comm->rndv_replays = comm->ibdev->ops.driver_id == RDMA_DRIVER_RXE;
 	while (comm->nmrs < FQ_RNDV_MRS) {
 		mr = ib_alloc_mr(comm->pd, IB_MR_TYPE_MEM_REG, pages);
 		if (IS_ERR(mr))
@@ -129,9 +130,11 @@ bool fq_rndv_wanted(struct fq_comm *comm, const struct fq_xfer *x, u32 len)
 }
 
 /*
- * Would a registration or invalidation built now on @conn lead its send
- * queue: nothing posted still in flight, and nothing but registrations
- * and invalidations built before it?
+ * May a registration or invalidation be built now on @conn?  Anywhere on
+ * a device that runs each once; on one that replays them (rxe,
+ * comm->rndv_replays) only where it would lead its send queue: nothing
+ * posted still in flight, and nothing but registrations and
+ * invalidations built before it.
  *
  * rxe runs a local operation when it reaches it, but completes it only
  * after every request before it; and a retry (a timeout, or a NAK: under
@@ -147,13 +150,17 @@ bool fq_rndv_wanted(struct fq_comm *comm, const struct fq_xfer *x, u32 len)
  * can rewind to it.  So one read request per chain, after the chain's
  * invalidations; a later one waits for the queue to drain, which it does
  * by itself (sends, reads and credits complete whatever the peer's engine
- * does).  Context: comm->lock held.
+ * does).  A NIC runs a registration once, in its queue's order, and
+ * retransmits only what goes on the wire, so there read requests
+ * overlap.  Context: comm->lock held.
  */
-static bool fq_rndv_local_leads(const struct fq_conn *conn)
+static bool fq_rndv_local_may_go(const struct fq_conn *conn)
 {
 	u32 i;
 	u8 kind;
 
+	if (!conn->comm->rndv_replays)
+		return true;
 	if (conn->tx_tail != conn->tx_posted || conn->ctl_inflight)
 		return false;
 	for (i = conn->tx_posted; i != conn->tx_head; i++) {
@@ -171,8 +178,8 @@ static bool fq_rndv_local_leads(const struct fq_conn *conn)
  * Both ends granted reads and an MR is free (else the message goes as a
  * plain one: the MRs are the communicator's, and a send must never wait
  * on another peer's), there is room for the registration and the
- * request, and the registration would lead the send queue
- * (fq_rndv_local_leads()).
+ * request, and the registration may be built now
+ * (fq_rndv_local_may_go()).
  *
  * Return: 1 if it may, 0 if it may once earlier read requests of the
  * connection are read or its send queue drained (neither waits on
@@ -188,7 +195,7 @@ int fq_rndv_can_send(struct fq_conn *conn)
 		ok = -EAGAIN;
 	else
 		ok = conn->rndv_head - conn->rndv_inv < FQ_CREDITS && fq_msg_room(conn, 2) &&
-		     fq_rndv_local_leads(conn);
+		     fq_rndv_local_may_go(conn);
 	spin_unlock_bh(&comm->lock);
 	return ok;
 }
@@ -380,7 +387,7 @@ int fq_rndv_read(struct fq_conn *conn, const void *rts, u32 at, void *dst, u32 l
  * Each marks its send's message done when it completes, and puts its MR
  * back: the peer cannot read the bytes any more once they may change.
  *
- * Only where it leads its send queue (fq_rndv_local_leads()).
+ * Only when they may be built now (fq_rndv_local_may_go()).
  * Context: process; hw_rwsem held for reading.
  */
 void fq_rndv_release(struct fq_conn *conn)
@@ -393,7 +400,7 @@ void fq_rndv_release(struct fq_conn *conn)
 	if (!conn->rndv_ok || READ_ONCE(conn->rndv_fin) == conn->rndv_inv)
 		return;
 	spin_lock_bh(&comm->lock);
-	if (!fq_rndv_local_leads(conn))
+	if (!fq_rndv_local_may_go(conn))
 		goto out;
 	while (conn->rndv_inv != conn->rndv_fin && fq_tx_room(conn, 1)) {
 		r = &conn->rndv[conn->rndv_inv++ % FQ_CREDITS];
