@@ -251,9 +251,8 @@ static void z_push(int from, int to, uint32_t c, struct zmsg *m)
 
 /*
  * message @msg of a transfer is done (fq_ack_mark); returns the prefix
- * done.  As the kernel's, it must lie in the ack window: not done before,
- * and less than FQ_ACK_WINDOW past the first not done (fq_ack_mark()
- * WARNs).
+ * done.  It must lie in the ack window, less than FQ_ACK_WINDOW past the
+ * first not done, or fq_ack_mark() WARNs; and be done once.
  */
 static uint64_t z_mark(struct zack *k, uint64_t msg)
 {
@@ -507,6 +506,13 @@ static int pipe_read_done(struct rank *R, int me)
 	rd->xs->msgs = z_mark(rd->ack, rd->msg);
 	/* the run read: the sender's messages are done (its FIN, its invalidation) */
 	if (++rd->span->reads == rd->span->nmsg) {
+		/* fq_ack_mark() takes the run at once: all of it in the window */
+		if (rd->span->msg + rd->span->nmsg - rd->span->ack->prefix > FQ_ACK_WINDOW) {
+			printf("# transport: a run of %u from message %llu past the ack window (first not done: %llu)\n",
+			       rd->span->nmsg, (unsigned long long)rd->span->msg,
+			       (unsigned long long)rd->span->ack->prefix);
+			exit(1);
+		}
 		for (j = 0; j < rd->span->nmsg; j++)
 			*rd->span->freed = z_mark(rd->span->ack, rd->span->msg + j);
 		free(rd->span);

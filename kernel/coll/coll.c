@@ -654,8 +654,8 @@ MODULE_PARM_DESC(busy_poll_us,
  * allreduce on rxe: 525 us spinning, 415 us not).  Spinning there for
  * small calls only, giving the CPU to any task that wants it
  * (cond_resched()) and taking it back, cut the context switches of an
- * 8-byte call from 11.2 to 8.6 but made it 1.24x slower (make bench-ab,
- * 6 rounds: 432 us against 323 us).
+ * 8-byte call from 11.2 to 8.6 but made it slower (make bench-ab, 6
+ * rounds: 1.24x round by round, medians 432 us against 323 us).
  * Return: true if something happened.
  */
 static bool fq_busy_poll(struct fq_comm *comm, u64 seen)
