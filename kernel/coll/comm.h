@@ -909,12 +909,12 @@ struct fq_small {
  * @mrs: the MRs read requests lend bytes through (@nmrs of them; none:
  *	no rendezvous), @mr_free the @nmr_free not lent (under @lock)
  * @rndv_room: the engine's room to build a registration's page list
+ *	(rndv.c; with the MRs)
  * @rndv_max_bytes: the most one read request lends: FQ_RNDV_MAX_BYTES, or
  *	less where the device's MRs map fewer than FQ_RNDV_PAGES pages
  * @rndv_replays: the device runs a send queue's registrations and
  *	invalidations again when a retry rewinds it (rxe): they are built
  *	only where they lead their queue (rndv.c)
- *	(rndv.c; with the MRs)
  * @listen_id: the listener
  * @peers: @nranks entries (this rank's unused)
  * @lock: protects the conn fields marked so, @err, @events, @tx_wake and
