@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 41
+ktap_plan 42
 fq_require jq sysctl pkill tcpdump
 fq_load_fabriq || ktap_bail "cannot load fabriq"
 fq_ranks_up 8 || ktap_bail "cannot set up 8 local ranks"
@@ -46,6 +46,14 @@ check_eq "COMM_GET lists both ranks of a running bench" 2 "$(echo "$j" | jq leng
 check_eq "... ready, 2 ranks, peer up, 2 QPs each (a data channel and the control connection)" "ready 2 up 2 ready 2 up 2" \
 	"$(echo "$j" | jq -r '.[] | "\(.state) \(.nranks) \(.peers[0].state) \(.qps)"' | xargs)"
 check_match "debugfs comms/c0de-r0/summary" "state ready" "$(cat "$FQ_DBG/comms/c0de-r0/summary")"
+# The kernel memory a communicator holds grows with its peers: per peer,
+# each data channel's 10 receive slots of a chunk (64 KiB) and 8 send
+# slots (16 KiB: larger messages are sent zero-copy), and the control
+# connection's 4 + 1 of 64 bytes.
+ktap_diag "c0de rank 0: $(grep '^mem_' "$FQ_DBG/comms/c0de-r0/summary" | xargs)"
+check_eq "... its slots take (ranks - 1) x (10 x 64 KiB + 8 x 16 KiB + 5 x 64 B) of kernel memory" \
+	"mem_slots $(((2 - 1) * (10 * 65536 + 8 * 16384 + 5 * 64)))" \
+	"$(grep '^mem_slots' "$FQ_DBG/comms/c0de-r0/summary")"
 check_match "debugfs comms/c0de-r1/peers: peer 0 up" "^0 +0 +198.19.0.1:19300 +[0-9]+ +up" \
 	"$(cat "$FQ_DBG/comms/c0de-r1/peers")"
 ktap_diag "allreduce, rank 1 to rank 0: $(awk '$1 == 0 { print $11 " sends completed, " $12 " completions delivered" }' "$FQ_DBG/comms/c0de-r1/peers")"

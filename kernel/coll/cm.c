@@ -882,8 +882,10 @@ static void fq_free_slots(struct fq_conn *conn, void **buf, u64 *dma, u32 n,
 		if (dma[i])
 			ib_dma_unmap_single(conn->comm->ibdev, dma[i],
 					    fq_conn_dir_slot_bytes(conn, dir), dir);
-		if (buf[i])
+		if (buf[i]) {
 			atomic_dec(&fq_objects.bufs);
+			atomic64_sub(fq_conn_dir_slot_bytes(conn, dir), &conn->comm->slot_bytes);
+		}
 		kfree(buf[i]);
 		buf[i] = NULL;
 		dma[i] = 0;
@@ -904,6 +906,7 @@ static int fq_map_slot(struct fq_conn *conn, void **buf, u64 *dma, enum dma_data
 	if (!*buf)
 		return -ENOMEM;
 	atomic_inc(&fq_objects.bufs);
+	atomic64_add(fq_conn_dir_slot_bytes(conn, dir), &comm->slot_bytes);
 	*dma = ib_dma_map_single(comm->ibdev, *buf, fq_conn_dir_slot_bytes(conn, dir), dir);
 	if (ib_dma_mapping_error(comm->ibdev, *dma)) {
 		*dma = 0;

@@ -594,6 +594,24 @@ int fq_comm_for_each(int (*fn)(struct fq_comm *comm, void *arg), void *arg)
 	return ret;
 }
 
+/**
+ * fq_comm_struct_bytes() - kernel memory @comm's own structures take, as
+ * asked of the allocator (it rounds up): itself, its small call, what it
+ * keeps per rank, a struct fq_conn per channel and control connection of
+ * every peer (allocated when the communicator is), and the rendezvous'
+ * room.  The slots are comm->slot_bytes; the device's QPs, CQ and MRs are
+ * the driver's.
+ * @comm: the communicator
+ */
+u64 fq_comm_struct_bytes(const struct fq_comm *comm)
+{
+	u64 per_rank = sizeof(*comm->addrs) + sizeof(*comm->peers) + sizeof(*comm->slow_scratch);
+
+	return sizeof(*comm) + sizeof(*comm->small) + comm->nranks * per_rank +
+	       (u64)(comm->nranks - 1) * fq_nconn(comm) * sizeof(struct fq_conn) +
+	       fq_rndv_room_bytes(comm);
+}
+
 const char *fq_comm_state_name(const struct fq_comm *comm)
 {
 	static const char *const names[] = {

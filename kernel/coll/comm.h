@@ -941,6 +941,8 @@ struct fq_small {
  * @done_wq: read() and poll() wait here
  * @ops_done: operations completed; @ops_failed: ... with an error
  * @bytes: payload bytes the operations moved (sent)
+ * @slot_bytes: kernel memory the connections' send and receive slots take
+ *	(as asked of kmalloc), while they exist
  * @dbg_dir: debugfs comms/<id>
  * @fdev: the device of @own, with a reference (NULL before listening)
  * @own: the port's counters of fabriq's own traffic (enum fq_own_ctr)
@@ -1028,6 +1030,7 @@ struct fq_comm {
 	atomic64_t ops_done;
 	atomic64_t ops_failed;
 	atomic64_t bytes;
+	atomic64_t slot_bytes;
 	struct dentry *dbg_dir;
 	struct fabriq_dev *fdev;
 	atomic64_t *own;
@@ -1109,6 +1112,7 @@ void fq_objects_show(struct seq_file *s);
 
 int fq_comm_for_each(int (*fn)(struct fq_comm *comm, void *arg), void *arg);
 const char *fq_comm_state_name(const struct fq_comm *comm);
+u64 fq_comm_struct_bytes(const struct fq_comm *comm);
 
 /* comm_netlink.c */
 int fq_nl_put_addr(struct sk_buff *skb, int type, const struct sockaddr_storage *ss);
@@ -1158,6 +1162,7 @@ void fq_tx_unwind(struct fq_conn *conn, struct fq_tx_ent *ent, int err);
 /* rndv.c */
 void fq_rndv_alloc_mrs(struct fq_comm *comm);
 void fq_rndv_free_mrs(struct fq_comm *comm);
+u32 fq_rndv_room_bytes(const struct fq_comm *comm);
 int fq_rndv_can_send(struct fq_conn *conn);
 int fq_rndv_send(struct fq_conn *conn, const void *data, u32 len, const struct fq_dmamap *map,
 		 struct fq_ack *ack, u64 msg, u32 nmsg);

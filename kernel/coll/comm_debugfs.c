@@ -85,6 +85,8 @@ static int fq_comm_summary_show(struct seq_file *s, void *unused)
 		   READ_ONCE(comm->nops), atomic64_read(&comm->ops_done),
 		   atomic64_read(&comm->ops_failed), atomic64_read(&comm->bytes));
 	seq_printf(s, "ops_preallocated %llu\n", READ_ONCE(comm->small->calls));
+	seq_printf(s, "mem_structs %llu\nmem_slots %lld\n", fq_comm_struct_bytes(comm),
+		   atomic64_read(&comm->slot_bytes));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(fq_comm_summary);

@@ -102,6 +102,12 @@ void fq_rndv_alloc_mrs(struct fq_comm *comm)
 	}
 }
 
+/* The room's bytes, while the communicator has MRs (fq_comm_struct_bytes()). */
+u32 fq_rndv_room_bytes(const struct fq_comm *comm)
+{
+	return READ_ONCE(comm->rndv_room) ? sizeof(struct fq_rndv_room) : 0;
+}
+
 /* Context: process; no QP of @comm's may use them any more. */
 void fq_rndv_free_mrs(struct fq_comm *comm)
 {
