@@ -357,8 +357,11 @@ static u32 fq_pump_rndv_span(struct fq_comm *comm, struct fq_op *op, u32 a, u32 
 	ready = fq_pipe_send_run(p, a, i, min(window, chunks));
 	for (n = 1; n < ready; n++) {
 		fq_pipe_msg(p, x, ps->xs[i].msgs + n, &off, &next);
-		/* no more pages than an MR maps */
-		if (!fq_rndv_wanted(comm, x, next) || total + next > comm->rndv_max_bytes ||
+		/*
+		 * No message is longer than a chunk, and rndv_max_bytes is at
+		 * least one, so @chunks keeps total within what an MR maps.
+		 */
+		if (!fq_rndv_wanted(comm, x, next) ||
 		    !fq_dmamap_covers(map, bytes, total + next))
 			break;
 		total += next;
