@@ -9,13 +9,14 @@
 # registration cache against remapping, fork and huge pages
 # (fabriq_regcache), the port's tc intent in `fabriq comm show` on both
 # ends and on the collectives' packets, fewer send completions than sends
-# (selective signalling), and then nothing left behind: no
+# (selective signalling), CQs per channel and spread over more under
+# max_cq_entries, and then nothing left behind: no
 # fabriq PD, CQ or QP in `rdma resource show` and every module object
 # counter back at zero.
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 42
+ktap_plan 46
 fq_require jq sysctl pkill tcpdump
 fq_load_fabriq || ktap_bail "cannot load fabriq"
 fq_ranks_up 8 || ktap_bail "cannot set up 8 local ranks"
@@ -54,6 +55,12 @@ ktap_diag "c0de rank 0: $(grep '^mem_' "$FQ_DBG/comms/c0de-r0/summary" | xargs)"
 check_eq "... its slots take (ranks - 1) x (10 x 64 KiB + 8 x 16 KiB + 5 x 64 B) of kernel memory" \
 	"mem_slots $(((2 - 1) * (10 * 65536 + 8 * 16384 + 5 * 64)))" \
 	"$(grep '^mem_slots' "$FQ_DBG/comms/c0de-r0/summary")"
+# Its channel and its control connection complete on CQs of their own,
+# each with room for all its QPs' queues: a data QP's 35 + 1 send and
+# 10 + 1 receive work requests, the control QP's 1 + 1 and 4 + 1.
+check_eq "... a CQ for its data channel and one for its control connection, 47 + 7 entries" \
+	"cqs 2 cq_entries 54" \
+	"$(grep '^cq' "$FQ_DBG/comms/c0de-r0/summary" | tr '\n' ' ' | sed 's/ $//')"
 check_match "debugfs comms/c0de-r1/peers: peer 0 up" "^0 +0 +198.19.0.1:19300 +[0-9]+ +up" \
 	"$(cat "$FQ_DBG/comms/c0de-r1/peers")"
 ktap_diag "allreduce, rank 1 to rank 0: $(awk '$1 == 0 { print $11 " sends completed, " $12 " completions delivered" }' "$FQ_DBG/comms/c0de-r1/peers")"
@@ -227,6 +234,27 @@ check_true "... every 8-byte call ran on the preallocated call" \
 ktap_diag "8-byte allreduce, rank 0 to rank 1: ${sent:-?} sends completed, ${inl:-?} of them inline"
 check_true "... its messages went inline (all but the bench's empty ones)" \
 	test "${inl:-0}" -ge 100 -a "${inl:-0}" -le "${sent:-0}" -a "$((${inl:-0} + 8))" -ge "${sent:-0}"
+# A CQ holds every completion its QPs may hold at once, so where a
+# channel's peers need more than a CQ may have (the device's max_cqe; here
+# max_cq_entries), they spread over more CQs: with 100, two data QPs of 47
+# on a CQ, so 4 ranks x 2 channels take 2 CQs per channel (94 + 47) and
+# one for the 3 control QPs (21).
+echo 100 > /sys/module/fabriq/parameters/max_cq_entries
+fq bench allreduce --ranks 4 --peers 198.19.0.1,198.19.0.2,198.19.0.3,198.19.0.4 --channels 2 \
+	-b 1M -e 1M -n 100000 -c 0 --port 19390 --id 0xc0c0 >/dev/null 2>&1 &
+wait_for 30 sh -c "$FQ_CLI comm show id 0xc0c0 | grep -c 'state ready' | grep -qx 4"
+check_eq "max_cq_entries 100: 4 ranks x 2 channels spread over 2 + 2 + 1 CQs of 94, 47 and 21" \
+	"cqs 5 cq_entries 303" \
+	"$(grep '^cq' "$FQ_DBG/comms/c0c0-r0/summary" | tr '\n' ' ' | sed 's/ $//')"
+check_eq "... rdma resource show lists the 4 ranks' 20 CQs" 20 \
+	"$(rdma resource show cq | grep -cw fabriq)"
+pkill -f -- '--port 19390'
+wait
+check_eq "... and the collectives on them are right: 6 sizes, 0 wrong" "6 0" \
+	"$(fq -j bench allreduce --ranks 4 --peers 198.19.0.1,198.19.0.2,198.19.0.3,198.19.0.4 \
+		--channels 2 -b 8 -e 256K -f 8 -n 2 -c 1 --port 19390 |
+		jq -r '"\(.results | length) \(.summary.wrong)"')"
+echo 0 > /sys/module/fabriq/parameters/max_cq_entries
 check_match "bench names a bad type and the valid ones" \
 	"bench: -d: 'float8' is not valid \(valid: int8, uint8" \
 	"$(fq bench allreduce --ranks 2 -d float8 2>&1)"

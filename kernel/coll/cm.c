@@ -948,6 +948,28 @@ static int fq_conn_create_qp(struct fq_conn *conn, const struct ib_qp_init_attr 
 }
 
 /*
+ * A QP's queue depths: a data channel's (its sends, credit returns and
+ * read requests, FQ_SEND_WRS; its receive slots) or the control
+ * connection's (one heartbeat; FQ_CTRL_SLOTS), each with room for the
+ * marker ib_drain_qp() posts.
+ */
+static u32 fq_qp_send_wrs(bool control)
+{
+	return control ? 2 : FQ_SEND_WRS + 1;
+}
+
+static u32 fq_qp_recv_wrs(bool control)
+{
+	return (control ? FQ_CTRL_SLOTS : FQ_RECV_SLOTS) + 1;
+}
+
+/* the completions such a QP may hold at once */
+static u32 fq_qp_cqes(bool control)
+{
+	return fq_qp_send_wrs(control) + fq_qp_recv_wrs(control);
+}
+
+/*
  * Set up @conn's QP, slots and receives posted ahead: a data channel's, or the control
  * connection's (fewer, smaller slots; ctrl.c's completions).
  * Context: process, setup_lock held.
@@ -960,11 +982,11 @@ static int fq_conn_setup_qp(struct fq_conn *conn)
 	struct ib_qp_init_attr attr = {
 		.qp_type = IB_QPT_RC,
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
-		.send_cq = comm->cq,
-		.recv_cq = comm->cq,
+		.send_cq = conn->cq,
+		.recv_cq = conn->cq,
 		.cap = {
-			.max_send_wr = conn->control ? 2 : FQ_SEND_WRS + 1,
-			.max_recv_wr = nrx + 1,
+			.max_send_wr = fq_qp_send_wrs(conn->control),
+			.max_recv_wr = fq_qp_recv_wrs(conn->control),
 			.max_send_sge = comm->zero_copy && !conn->control ?
 					fq_chunk_max_pages(comm->chunk) : 1,
 			.max_recv_sge = 1,
@@ -1561,11 +1583,66 @@ static int fq_cm_listen(struct fq_comm *comm)
 	return rdma_listen(id, min_t(u32, comm->nranks * fq_nconn(comm), 1024));
 }
 
+/*
+ * The CQs: each channel's connections complete on CQs of their own, and
+ * so do the control connections, so that on a NIC each channel's
+ * completions come on a vector of their own (ib_alloc_cq_any() spreads
+ * the CQs over the device's).  A CQ has room for every completion its
+ * QPs may hold at once (their queue depths): one that overflows is a
+ * fatal error of the device's.  Where a channel's peers need more than a
+ * CQ may have (the device's max_cqe, or max_cq_entries), they spread
+ * over as many CQs as it takes, consecutive peers on each.
+ * Context: process (COMM_INIT), before any QP is set up.
+ */
+static int fq_cm_alloc_cqs(struct fq_comm *comm)
+{
+	u32 cap = fq_limits_cq_entries(comm->ibdev->attrs.max_cqe);
+	u32 npeers = comm->nranks - 1, ncq = 0, entries = 0;
+	u32 c, r, i, per, need, n, first;
+	struct ib_cq **cqs;
+	struct ib_cq *cq;
+
+	for (c = 0; c < fq_nconn(comm); c++) {
+		need = fq_qp_cqes(c == comm->nch);
+		ncq += DIV_ROUND_UP(npeers, max(cap / need, 1U));
+	}
+	cqs = kcalloc(ncq, sizeof(*cqs), GFP_KERNEL_ACCOUNT);
+	if (!cqs)
+		return -ENOMEM;
+	mutex_lock(&comm->setup_lock);
+	comm->cqs = cqs;	/* teardown frees those allocated */
+	WRITE_ONCE(comm->ncq, ncq);
+	mutex_unlock(&comm->setup_lock);
+	for (c = 0, first = 0; c < fq_nconn(comm); c++) {
+		need = fq_qp_cqes(c == comm->nch);
+		per = max(cap / need, 1U);
+		for (r = 0, i = 0; r < comm->nranks; r++) {
+			if (r == comm->rank)
+				continue;
+			if (i % per == 0) {
+				/* @per peers' room; the channel's last CQ: the peers left */
+				n = min(min(per, npeers - i) * need, cap);
+				cq = ib_alloc_cq_any(comm->ibdev, comm, n, IB_POLL_SOFTIRQ);
+				if (IS_ERR(cq))
+					return PTR_ERR(cq);
+				cqs[first + i / per] = cq;
+				atomic_inc(&fq_objects.cqs);
+				entries += n;
+			}
+			fq_peer_conn(comm, &comm->peers[r], c)->cq = cqs[first + i / per];
+			i++;
+		}
+		first += DIV_ROUND_UP(npeers, per);
+	}
+	mutex_lock(&comm->setup_lock);
+	comm->cq_entries = entries;
+	mutex_unlock(&comm->setup_lock);
+	return 0;
+}
+
 static int fq_cm_alloc_hw(struct fq_comm *comm)
 {
-	u32 nconn = (comm->nranks - 1) * comm->nch;
-	int cqe = min_t(u64, (u64)nconn * (FQ_SEND_WRS + FQ_RECV_SLOTS + 2) +
-			(comm->nranks - 1) * (FQ_CTRL_SLOTS + 2), comm->ibdev->attrs.max_cqe);
+	int err;
 
 	/* zero-copy when a chunk's pages fit the device's SGEs (measured faster) */
 	comm->zero_copy = !comm->bounce &&
@@ -1579,14 +1656,9 @@ static int fq_cm_alloc_hw(struct fq_comm *comm)
 		return err;
 	}
 	atomic_inc(&fq_objects.pds);
-	comm->cq = ib_alloc_cq_any(comm->ibdev, comm, cqe, IB_POLL_SOFTIRQ);
-	if (IS_ERR(comm->cq)) {
-		int err = PTR_ERR(comm->cq);
-
-		comm->cq = NULL;
+	err = fq_cm_alloc_cqs(comm);
+	if (err)
 		return err;
-	}
-	atomic_inc(&fq_objects.cqs);
 	fq_rndv_alloc_mrs(comm);
 	return 0;
 }
@@ -1701,7 +1773,7 @@ int fq_cm_connect_all(struct fq_comm *comm)
  */
 void fq_cm_teardown(struct fq_comm *comm)
 {
-	u32 r, c;
+	u32 r, c, i;
 
 	mutex_lock(&comm->setup_lock);
 	if (comm->state < FQ_COMM_FAILED)
@@ -1723,11 +1795,18 @@ void fq_cm_teardown(struct fq_comm *comm)
 	/* no send reads the buffers now; the device may go once this returns */
 	fq_rndv_free_mrs(comm);
 	fq_regcache_unmap(&comm->regs);
-	if (comm->cq) {
-		ib_free_cq(comm->cq);
+	for (i = 0; i < comm->ncq; i++) {
+		if (!comm->cqs[i])
+			continue;
+		ib_free_cq(comm->cqs[i]);
 		atomic_dec(&fq_objects.cqs);
-		comm->cq = NULL;
 	}
+	mutex_lock(&comm->setup_lock);
+	kfree(comm->cqs);
+	comm->cqs = NULL;
+	WRITE_ONCE(comm->ncq, 0);
+	comm->cq_entries = 0;
+	mutex_unlock(&comm->setup_lock);
 	if (comm->pd) {
 		ib_dealloc_pd(comm->pd);
 		atomic_dec(&fq_objects.pds);

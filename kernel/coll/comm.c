@@ -599,8 +599,8 @@ int fq_comm_for_each(int (*fn)(struct fq_comm *comm, void *arg), void *arg)
  * asked of the allocator (it rounds up): itself, its small call, what it
  * keeps per rank, a struct fq_conn per channel and control connection of
  * every peer (allocated when the communicator is), and the rendezvous'
- * room.  The slots are comm->slot_bytes; the device's QPs, CQ and MRs are
- * the driver's.
+ * room, and once connecting the CQs' pointers.  The slots are
+ * comm->slot_bytes; the device's QPs, CQs and MRs are the driver's.
  * @comm: the communicator
  */
 u64 fq_comm_struct_bytes(const struct fq_comm *comm)
@@ -609,7 +609,7 @@ u64 fq_comm_struct_bytes(const struct fq_comm *comm)
 
 	return sizeof(*comm) + sizeof(*comm->small) + comm->nranks * per_rank +
 	       (u64)(comm->nranks - 1) * fq_nconn(comm) * sizeof(struct fq_conn) +
-	       fq_rndv_room_bytes(comm);
+	       fq_rndv_room_bytes(comm) + READ_ONCE(comm->ncq) * sizeof(*comm->cqs);
 }
 
 const char *fq_comm_state_name(const struct fq_comm *comm)

@@ -293,6 +293,7 @@ struct fq_qp_stats {
  * @st: what the QP carried
  * @qos: the class of service its route carries, read when it was set up
  *	(comm->setup_lock)
+ * @cq: the CQ its QP completes on (fq_comm.cqs; set before any QP is)
  */
 struct fq_conn {
 	u8 cm_kind;
@@ -344,6 +345,7 @@ struct fq_conn {
 	u32 rx_tail;
 	struct fq_qp_stats st;
 	struct fabriq_qos_path qos;
+	struct ib_cq *cq;
 };
 
 /**
@@ -773,6 +775,7 @@ bool fq_auth_peer_ok(const struct fq_comm *comm, u32 rank, const struct rdma_cm_
 int fq_limits_check_init(const struct fabriq_comm_init *ci);
 bool fq_limits_user_may_add(unsigned int count);
 unsigned int fq_limits_max_regs(void);
+u32 fq_limits_cq_entries(u32 device_max);
 int fq_limits_charge_pin(struct fq_pin *p, unsigned long npages);
 void fq_limits_uncharge_pin(struct fq_pin *p);
 
@@ -905,7 +908,10 @@ struct fq_small {
  *	connection until its send is posted, and by fq_conn_release() to
  *	stop it, which may run beside it under a read @hw_rwsem (COMM_INIT)
  * @ibdev: the device the listener bound to
- * @pd: protection domain; @cq: one CQ for every QP
+ * @pd: protection domain
+ * @cqs: the CQs, @ncq of them (cm.c: fq_cm_alloc_cqs()): each channel's
+ *	connections, and the control connections, complete on CQs of their
+ *	own, @cq_entries entries in all
  * @mrs: the MRs read requests lend bytes through (@nmrs of them; none:
  *	no rendezvous), @mr_free the @nmr_free not lent (under @lock)
  * @rndv_room: the engine's room to build a registration's page list
@@ -996,7 +1002,9 @@ struct fq_comm {
 	bool hw_gone;
 	struct ib_device *ibdev;
 	struct ib_pd *pd;
-	struct ib_cq *cq;
+	struct ib_cq **cqs;
+	u32 ncq;
+	u32 cq_entries;
 	struct ib_mr *mrs[FQ_RNDV_MRS];
 	u32 nmrs;
 	struct ib_mr *mr_free[FQ_RNDV_MRS];

@@ -76,6 +76,7 @@ static int fq_comm_summary_show(struct seq_file *s, void *unused)
 	seq_printf(s, "algo %s\nsmall_bytes %llu\nchunk_bytes %u\nchannels %u\n",
 		   fq_algo_names[comm->algo], comm->small_bytes, comm->chunk, comm->nch);
 	seq_printf(s, "qps %u\n", comm->hw_gone ? 0 : (comm->nranks - 1) * comm->nch);
+	seq_printf(s, "cqs %u\ncq_entries %u\n", comm->ncq, comm->cq_entries);
 	seq_printf(s, "reduce_isa %s\nbusy_poll_device %s\n", fq_reduce_isa(),
 		   comm->busy_poll ? "yes" : "no");
 	seq_printf(s, "rndv_mrs %u\nrndv_max_bytes %u\nrndv_replays %s\n", comm->nmrs,

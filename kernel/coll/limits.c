@@ -38,6 +38,24 @@ module_param(max_regs_per_comm, uint, 0644);
 MODULE_PARM_DESC(max_regs_per_comm,
 		 "user buffers one communicator keeps pinned for its calls, registered or cached (default 64)");
 
+static unsigned int max_cq_entries;
+module_param(max_cq_entries, uint, 0644);
+MODULE_PARM_DESC(max_cq_entries,
+		 "most entries one CQ of a communicator gets; connections that need more spread over more CQs (0, the default: the device's limit)");
+
+/**
+ * fq_limits_cq_entries() - the most entries a communicator's CQ may have
+ * @device_max: the device's (its max_cqe)
+ *
+ * Context: any.
+ */
+u32 fq_limits_cq_entries(u32 device_max)
+{
+	u32 cap = READ_ONCE(max_cq_entries);
+
+	return cap ? min(cap, device_max) : device_max;
+}
+
 /**
  * fq_limits_max_regs() - how many buffers a communicator's cache may hold
  *
