@@ -366,10 +366,14 @@ static int pipe_send(struct rank *R, int me, uint32_t a, uint32_t i)
 	m->ack = &z_acks[me][fq_pipe_slot(p, a)][i];
 	m->msg = xs->msgs;
 	m->freed = &xs->freed;
-	/* a copy as a read request lending a run of what is ready (fq_pump_rndv_span) */
+	/*
+	 * a copy as a read request lending a run of what is ready
+	 * (fq_pump_rndv_span): up to the ack window, as many as the bytes a
+	 * request lends hold chunks (512 KiB: 8 of 64 KiB, the whole window of 8 KiB)
+	 */
 	if (xport && x->into == FQ_X_RECV && rand() % 2) {
 		run = fq_pipe_send_run(p, a, i, FQ_ACK_WINDOW - (xs->msgs - m->ack->prefix));
-		nmsg = 1 + rand() % (run < 8 ? run : 8);
+		nmsg = 1 + rand() % run;
 		for (n = 1; n < nmsg; n++) {
 			fq_pipe_msg(p, x, xs->msgs + n, &off, &next);
 			len += next;

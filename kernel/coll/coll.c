@@ -408,7 +408,7 @@ static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i, bo
 			break;
 		nmsg = rts > 0 ? fq_pump_rndv_span(comm, op, a, i, map, bytes, &len) : 1;
 		if (rts > 0)
-			err = fq_rndv_send(conn, bytes, len, map, ack, xs->msgs, nmsg);
+			err = fq_rndv_send(conn, x, bytes, len, map, ack, xs->msgs, nmsg);
 		else if (fq_cm_can_send(conn))
 			err = fq_cm_send(conn, bytes, len, map, ack, xs->msgs);
 		else

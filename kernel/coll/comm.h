@@ -1172,8 +1172,8 @@ void fq_rndv_alloc_mrs(struct fq_comm *comm);
 void fq_rndv_free_mrs(struct fq_comm *comm);
 u32 fq_rndv_room_bytes(const struct fq_comm *comm);
 int fq_rndv_can_send(struct fq_conn *conn);
-int fq_rndv_send(struct fq_conn *conn, const void *data, u32 len, const struct fq_dmamap *map,
-		 struct fq_ack *ack, u64 msg, u32 nmsg);
+int fq_rndv_send(struct fq_conn *conn, const struct fq_xfer *x, const void *data, u32 len,
+		 const struct fq_dmamap *map, struct fq_ack *ack, u64 msg, u32 nmsg);
 int fq_rndv_read(struct fq_conn *conn, const void *rts, u32 at, void *dst, u32 len,
 		 struct fq_ack *ack, u64 msg, bool last);
 void fq_rndv_release(struct fq_conn *conn);

@@ -255,6 +255,7 @@ static int fq_rndv_register(struct fq_conn *conn, struct fq_tx_ent *reg, struct 
  * messages of a transfer, @len bytes in all: its MR's registration, then
  * the request; fq_cm_post() posts them
  * @conn: an established connection
+ * @x: the send they are of
  * @data: the bytes, in a buffer the device has mapped (@map)
  * @len: how many, up to FQ_RNDV_MAX_BYTES
  * @map: that mapping
@@ -267,8 +268,8 @@ static int fq_rndv_register(struct fq_conn *conn, struct fq_tx_ent *reg, struct 
  * says so.  Context: process; hw_rwsem held for reading.
  * Return: 0 or -errno.
  */
-int fq_rndv_send(struct fq_conn *conn, const void *data, u32 len, const struct fq_dmamap *map,
-		 struct fq_ack *ack, u64 msg, u32 nmsg)
+int fq_rndv_send(struct fq_conn *conn, const struct fq_xfer *x, const void *data, u32 len,
+		 const struct fq_dmamap *map, struct fq_ack *ack, u64 msg, u32 nmsg)
 {
 	struct fq_comm *comm = conn->comm;
 	struct fq_tx_ent *reg, *ent;
@@ -310,7 +311,9 @@ int fq_rndv_send(struct fq_conn *conn, const void *data, u32 len, const struct f
 		rts->len = cpu_to_be32(len - 1);
 	else if (fault == FQ_RNDV_FAULT_RKEY)
 		rts->rkey = cpu_to_be32(mr->rkey ^ 0x5a5a5a00);
-	else if (fault == FQ_RNDV_FAULT_FIN)	/* not this one's to break */
+	/* not this one's to break: a FIN's, or a copy's while one the peer reduces is asked */
+	else if (fault == FQ_RNDV_FAULT_FIN ||
+		 (fault == FQ_RNDV_FAULT_REDUCE && x->into == FQ_X_RECV))
 		WRITE_ONCE(comm->fault_rndv, fault);
 	ib_dma_sync_single_for_device(comm->ibdev, conn->tx_dma[slot], sizeof(*rts), DMA_TO_DEVICE);
 	ent->sge[0].addr = conn->tx_dma[slot];
