@@ -16,7 +16,7 @@
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 46
+ktap_plan 47
 fq_require jq sysctl pkill tcpdump
 fq_load_fabriq || ktap_bail "cannot load fabriq"
 fq_ranks_up 8 || ktap_bail "cannot set up 8 local ranks"
@@ -250,7 +250,17 @@ check_eq "... rdma resource show lists the 4 ranks' 20 CQs" 20 \
 	"$(rdma resource show cq | grep -cw fabriq)"
 pkill -f -- '--port 19390'
 wait
-check_eq "... and the collectives on them are right: 6 sizes, 0 wrong" "6 0" \
+# below one QP's need, each QP still gets a CQ with room for its own
+echo 10 > /sys/module/fabriq/parameters/max_cq_entries
+fq bench allreduce --ranks 4 --peers 198.19.0.1,198.19.0.2,198.19.0.3,198.19.0.4 \
+	-b 1M -e 1M -n 100000 -c 0 --port 19390 --id 0xc0c1 >/dev/null 2>&1 &
+wait_for 30 sh -c "$FQ_CLI comm show id 0xc0c1 | grep -c 'state ready' | grep -qx 4"
+check_eq "max_cq_entries 10: a CQ per QP, still of 47 (data) and 7 (control) entries" \
+	"cqs 6 cq_entries 162" \
+	"$(grep '^cq' "$FQ_DBG/comms/c0c1-r0/summary" | tr '\n' ' ' | sed 's/ $//')"
+pkill -f -- '--port 19390'
+wait
+check_eq "... and the collectives on them (4 ranks, 2 channels, 9 CQs) are right: 6 sizes, 0 wrong" "6 0" \
 	"$(fq -j bench allreduce --ranks 4 --peers 198.19.0.1,198.19.0.2,198.19.0.3,198.19.0.4 \
 		--channels 2 -b 8 -e 256K -f 8 -n 2 -c 1 --port 19390 |
 		jq -r '"\(.results | length) \(.summary.wrong)"')"

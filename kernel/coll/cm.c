@@ -1589,10 +1589,14 @@ static int fq_cm_listen(struct fq_comm *comm)
  * completions come on a vector of their own (ib_alloc_cq_any() spreads
  * the CQs over the device's).  A CQ has room for every completion its
  * QPs may hold at once (their queue depths): one that overflows is a
- * fatal error of the device's.  Where a channel's peers need more than a
- * CQ may have (the device's max_cqe, or max_cq_entries), they spread
- * over as many CQs as it takes, consecutive peers on each.
+ * fatal error of the device's (rxe drops the completion: a drain would
+ * wait for ever).  Where a channel's peers need more than a CQ may have
+ * (the device's max_cqe, or max_cq_entries), they spread over as many CQs
+ * as it takes, consecutive peers on each; a CQ has room for one QP at
+ * least, whatever max_cq_entries says.
  * Context: process (COMM_INIT), before any QP is set up.
+ * Return: 0, -EINVAL (the device's CQs cannot hold one QP's), -ENOMEM or
+ * the device's error.
  */
 static int fq_cm_alloc_cqs(struct fq_comm *comm)
 {
@@ -1604,6 +1608,8 @@ static int fq_cm_alloc_cqs(struct fq_comm *comm)
 
 	for (c = 0; c < fq_nconn(comm); c++) {
 		need = fq_qp_cqes(c == comm->nch);
+		if (need > comm->ibdev->attrs.max_cqe)
+			return -EINVAL;
 		ncq += DIV_ROUND_UP(npeers, max(cap / need, 1U));
 	}
 	cqs = kcalloc(ncq, sizeof(*cqs), GFP_KERNEL_ACCOUNT);
@@ -1621,7 +1627,7 @@ static int fq_cm_alloc_cqs(struct fq_comm *comm)
 				continue;
 			if (i % per == 0) {
 				/* @per peers' room; the channel's last CQ: the peers left */
-				n = min(min(per, npeers - i) * need, cap);
+				n = min(per, npeers - i) * need;
 				cq = ib_alloc_cq_any(comm->ibdev, comm, n, IB_POLL_SOFTIRQ);
 				if (IS_ERR(cq))
 					return PTR_ERR(cq);

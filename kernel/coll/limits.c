@@ -41,7 +41,7 @@ MODULE_PARM_DESC(max_regs_per_comm,
 static unsigned int max_cq_entries;
 module_param(max_cq_entries, uint, 0644);
 MODULE_PARM_DESC(max_cq_entries,
-		 "most entries one CQ of a communicator gets; connections that need more spread over more CQs (0, the default: the device's limit)");
+		 "most entries one CQ of a communicator gets; connections that need more spread over more CQs, and a CQ has room for one QP at least (0, the default: the device's limit)");
 
 /**
  * fq_limits_cq_entries() - the most entries a communicator's CQ may have
