@@ -248,21 +248,27 @@ check_eq "max_cq_entries 100: 4 ranks x 2 channels spread over 2 + 2 + 1 CQs of 
 	"$(grep '^cq' "$FQ_DBG/comms/c0c0-r0/summary" | tr '\n' ' ' | sed 's/ $//')"
 check_eq "... rdma resource show lists the 4 ranks' 20 CQs" 20 \
 	"$(rdma resource show cq | grep -cw fabriq)"
+# the bench's ranks are processes of their own: wait until all are gone,
+# and each bench below listens on ports of its own (rank r: P + r)
 pkill -f -- '--port 19390'
 wait
+wait_for 30 sh -c "! $FQ_CLI comm show id 0xc0c0 | grep -q ."
 # below one QP's need, each QP still gets a CQ with room for its own
 echo 10 > /sys/module/fabriq/parameters/max_cq_entries
 fq bench allreduce --ranks 4 --peers 198.19.0.1,198.19.0.2,198.19.0.3,198.19.0.4 \
-	-b 1M -e 1M -n 100000 -c 0 --port 19390 --id 0xc0c1 >/dev/null 2>&1 &
+	-b 1M -e 1M -n 100000 -c 0 --port 19380 --id 0xc0c1 >/tmp/fq_coll_cq.out 2>&1 &
 wait_for 30 sh -c "$FQ_CLI comm show id 0xc0c1 | grep -c 'state ready' | grep -qx 4"
+cqs=$(grep '^cq' "$FQ_DBG/comms/c0c1-r0/summary" | tr '\n' ' ' | sed 's/ $//')
+[ -n "$cqs" ] || ktap_diag "no summary: $(fq comm show id 0xc0c1 | head -3) $(head -c 300 /tmp/fq_coll_cq.out)"
 check_eq "max_cq_entries 10: a CQ per QP, still of 47 (data) and 7 (control) entries" \
-	"cqs 6 cq_entries 162" \
-	"$(grep '^cq' "$FQ_DBG/comms/c0c1-r0/summary" | tr '\n' ' ' | sed 's/ $//')"
-pkill -f -- '--port 19390'
+	"cqs 6 cq_entries 162" "$cqs"
+pkill -f -- '--port 19380'
 wait
+wait_for 30 sh -c "! $FQ_CLI comm show id 0xc0c1 | grep -q ."
+rm -f /tmp/fq_coll_cq.out
 check_eq "... and the collectives on them (4 ranks, 2 channels, 9 CQs) are right: 6 sizes, 0 wrong" "6 0" \
 	"$(fq -j bench allreduce --ranks 4 --peers 198.19.0.1,198.19.0.2,198.19.0.3,198.19.0.4 \
-		--channels 2 -b 8 -e 256K -f 8 -n 2 -c 1 --port 19390 |
+		--channels 2 -b 8 -e 256K -f 8 -n 2 -c 1 --port 19410 |
 		jq -r '"\(.results | length) \(.summary.wrong)"')"
 echo 0 > /sys/module/fabriq/parameters/max_cq_entries
 check_match "bench names a bad type and the valid ones" \
