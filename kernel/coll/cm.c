@@ -1583,6 +1583,12 @@ static int fq_cm_listen(struct fq_comm *comm)
 	return rdma_listen(id, min_t(u32, comm->nranks * fq_nconn(comm), 1024));
 }
 
+/* how many of connection @c's peers share a CQ of at most @cap entries */
+static u32 fq_cq_peers_each(const struct fq_comm *comm, u32 c, u32 cap)
+{
+	return max(cap / fq_qp_cqes(c == comm->nch), 1U);
+}
+
 /*
  * The CQs: each channel's connections complete on CQs of their own, and
  * so do the control connections, so that on a NIC each channel's
@@ -1607,10 +1613,9 @@ static int fq_cm_alloc_cqs(struct fq_comm *comm)
 	struct ib_cq *cq;
 
 	for (c = 0; c < fq_nconn(comm); c++) {
-		need = fq_qp_cqes(c == comm->nch);
-		if (need > comm->ibdev->attrs.max_cqe)
+		if (fq_qp_cqes(c == comm->nch) > comm->ibdev->attrs.max_cqe)
 			return -EINVAL;
-		ncq += DIV_ROUND_UP(npeers, max(cap / need, 1U));
+		ncq += DIV_ROUND_UP(npeers, fq_cq_peers_each(comm, c, cap));
 	}
 	cqs = kcalloc(ncq, sizeof(*cqs), GFP_KERNEL_ACCOUNT);
 	if (!cqs)
@@ -1621,7 +1626,7 @@ static int fq_cm_alloc_cqs(struct fq_comm *comm)
 	mutex_unlock(&comm->setup_lock);
 	for (c = 0, first = 0; c < fq_nconn(comm); c++) {
 		need = fq_qp_cqes(c == comm->nch);
-		per = max(cap / need, 1U);
+		per = fq_cq_peers_each(comm, c, cap);
 		for (r = 0, i = 0; r < comm->nranks; r++) {
 			if (r == comm->rank)
 				continue;
