@@ -61,6 +61,8 @@
 # on every guest kernel but the newest, which runs them all.
 # Not in TEST_PROGS: it needs the other hosts.
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tools/vm/console-problems.sh
+. "$(dirname "$0")/../tools/vm/console-problems.sh"
 
 COLLS="allreduce allgather reducescatter broadcast alltoall"
 TC_ID=0xfa10
@@ -173,17 +175,34 @@ slow_follow() {
 }
 
 # verdict LOG NAME RANK: "ok" if rank RANK's bench NAME in LOG exited 0
-# and found no wrong element, else what it said
+# and found no wrong element, else what it said (its count of wrong
+# elements and its last line that is not a count, an error's)
 verdict() {
 	awk -v c="$2" -v r="$3" '
 		$0 == "== " c { in_c = 1; next }
 		in_c && /^# Out of bounds values/ { wrong = $0 }
-		in_c && $0 ~ "^== " c " exit " { rc = $NF; in_c = 0; done = 1 }
+		in_c && $0 ~ "^== " c " exit " { rc = $NF; in_c = 0; done = 1; next }
+		in_c && !/^#/ && NF { said = $0 }
 		END {
 			mine = r == 0 ? ": " : "\\(rank " r "\\) : "
 			if (done && rc == 0 && wrong ~ mine "0 OK$") print "ok"
-			else print (done ? "exit " rc ", " wrong : "did not finish")
+			else print (done ? "exit " rc ", " wrong (said == "" ? "" : " (" said ")") \
+				    : "did not finish")
 		}' "$1"
+}
+
+# host_state H: for a host whose bench did not finish, the last line its
+# job printed and the first problem its kernel's console shows, if any
+# (a guest that panics, on a WARN or a hung task, leaves the fabric)
+host_state() {
+	local dir=$FABRIQ_FABRIC_DIR/host$1 last problem
+	last=$(grep -v '^[[:space:]]*$' "$dir/output.log" 2>/dev/null | tail -n 1)
+	if [ -r "$dir/console.log" ]; then
+		problem=$(grep -Em1 "$FQ_CONSOLE_PROBLEMS" "$dir/console.log")
+	else
+		problem="not readable here"
+	fi
+	echo "its job last said '${last:-nothing}', its console: ${problem:-no problem}"
 }
 
 if [ "$me" != 0 ]; then		# serve host 0: the same collectives, then wait
@@ -257,6 +276,7 @@ for ((h = 1; h < FABRIQ_HOSTS; h++)); do
 		v=$(verdict "$out" "$coll" "$h")
 		[ "$v" = ok ] || bad="$bad host $h $coll: $v;"
 	done
+	[ "$v" = "did not finish" ] && bad="$bad host $h: $(host_state "$h");"
 done
 check_eq "... and every other host's rank right in every one of them" "" "$bad"
 [ "$only" = correctness ] && ktap_finish
