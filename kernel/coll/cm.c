@@ -591,7 +591,7 @@ int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, const struct fq_
 	};
 	if (zc) {
 		err = fq_sge_build(comm->ibdev, DMA_TO_DEVICE, comm->pd->local_dma_lkey, map, data,
-				   len, ent->sge, FQ_MAX_SGE, &own);
+				   len, ent->sge, conn->tx_sges, &own);
 		ent->wr.num_sge = max(err, 0);
 		ent->nsge = own ? ent->wr.num_sge : 0;
 		err = min(err, 0);
@@ -1004,7 +1004,7 @@ static int fq_conn_setup_qp(struct fq_conn *conn)
 		if (err)
 			return err;
 	}
-	for (i = 0; i < (conn->control ? 1 : FQ_TX_ENTS); i++) {
+	for (i = 0; i < fq_conn_tx_ents(conn->control); i++) {
 		conn->tx_ent[i].cqe.done = fq_tx_done;
 		conn->tx_ent[i].conn = conn;
 	}

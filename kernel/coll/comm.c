@@ -163,6 +163,31 @@ static int fq_init_check(struct fabriq_comm_init *ci)
 	return fq_limits_check_init(ci);
 }
 
+/* a connection's allocation: itself, its work requests, their SGEs */
+static size_t fq_conn_bytes(const struct fq_comm *comm, bool control)
+{
+	size_t sges = fq_conn_tx_sges(comm, control) * sizeof(struct ib_sge);
+	size_t ent = sizeof(struct fq_tx_ent) + sges;
+
+	return sizeof(struct fq_conn) + fq_conn_tx_ents(control) * ent;
+}
+
+/* a connection of @comm with its work requests' SGE lists laid out, or NULL */
+static struct fq_conn *fq_conn_alloc(const struct fq_comm *comm, bool control)
+{
+	struct fq_conn *conn = kzalloc(fq_conn_bytes(comm, control), GFP_KERNEL_ACCOUNT);
+	u32 i, n = fq_conn_tx_ents(control);
+	struct ib_sge *sge;
+
+	if (!conn)
+		return NULL;
+	conn->tx_sges = fq_conn_tx_sges(comm, control);
+	sge = (struct ib_sge *)&conn->tx_ent[n];
+	for (i = 0; i < n; i++)
+		conn->tx_ent[i].sge = &sge[i * conn->tx_sges];
+	return conn;
+}
+
 static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 {
 	struct fq_comm *comm = kzalloc(sizeof(*comm), GFP_KERNEL_ACCOUNT);
@@ -220,7 +245,7 @@ static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 	for (r = 0; r < ci->nranks; r++) {
 		comm->peers[r].rank = r;
 		for (c = 0; r != ci->rank && c < fq_nconn(comm); c++) {
-			struct fq_conn *conn = kzalloc(sizeof(*conn), GFP_KERNEL_ACCOUNT);
+			struct fq_conn *conn = fq_conn_alloc(comm, c == comm->nch);
 
 			if (!conn)
 				goto err;
@@ -597,8 +622,8 @@ int fq_comm_for_each(int (*fn)(struct fq_comm *comm, void *arg), void *arg)
 /**
  * fq_comm_struct_bytes() - kernel memory @comm's own structures take, as
  * asked of the allocator (it rounds up): itself, its small call, what it
- * keeps per rank, a struct fq_conn per channel and control connection of
- * every peer (allocated when the communicator is), and the rendezvous'
+ * keeps per rank, a connection per channel and control connection of
+ * every peer (allocated when the communicator is, fq_conn_bytes()), and the rendezvous'
  * room, and once connecting the CQs' pointers.  The slots are
  * comm->slot_bytes; the device's QPs, CQs and MRs are the driver's.
  * @comm: the communicator
@@ -608,7 +633,8 @@ u64 fq_comm_struct_bytes(const struct fq_comm *comm)
 	u64 per_rank = sizeof(*comm->addrs) + sizeof(*comm->peers) + sizeof(*comm->slow_scratch);
 
 	return sizeof(*comm) + sizeof(*comm->small) + comm->nranks * per_rank +
-	       (u64)(comm->nranks - 1) * fq_nconn(comm) * sizeof(struct fq_conn) +
+	       (u64)(comm->nranks - 1) * (comm->nch * fq_conn_bytes(comm, false) +
+					  fq_conn_bytes(comm, true)) +
 	       fq_rndv_room_bytes(comm) + READ_ONCE(comm->ncq) * sizeof(*comm->cqs);
 }
 

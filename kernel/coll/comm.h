@@ -152,7 +152,8 @@ enum fq_tx_kind {
  * @wr: the work request, chained to the next one when posted; @rdma, @reg:
  *	the same, for a read and a registration
  * @sge: its gather (a read: scatter) list: the pages of a zero-copy send,
- *	or the send slot, or where a read lands
+ *	or the send slot, or where a read lands; fq_conn.tx_sges entries, in
+ *	the connection's allocation
  * @nsge: entries of @sge mapped for this request alone, unmapped when it
  *	completes (0: a slot's, or from a buffer mapped once, dmamap.c)
  * @kind: enum fq_tx_kind
@@ -178,7 +179,7 @@ struct fq_tx_ent {
 		struct ib_rdma_wr rdma;
 		struct ib_reg_wr reg;
 	};
-	struct ib_sge sge[FQ_MAX_SGE];
+	struct ib_sge *sge;
 	u8 nsge;
 	u8 kind;
 	bool inl;
@@ -265,7 +266,9 @@ struct fq_qp_stats {
  *	number i of the connection uses slot i % FQ_CREDITS)
  * @max_inline: data messages of up to this many bytes go inline (what the
  *	device granted the QP, at most FQ_INLINE_BYTES)
- * @tx_ent: the work requests in flight, a ring of FQ_TX_ENTS
+ * @tx_ent: the work requests in flight: a data connection's ring of
+ *	FQ_TX_ENTS, a control connection's one heartbeat (fq_conn_tx_ents());
+ *	after them in the same allocation, each one's @tx_sges SGEs
  * @rx_ctx: one per receive slot
  * @credit_cqe: credit-only sends
  * @tx_posted: work requests posted (the engine's alone, no lock): those
@@ -294,6 +297,7 @@ struct fq_qp_stats {
  * @qos: the class of service its route carries, read when it was set up
  *	(comm->setup_lock)
  * @cq: the CQ its QP completes on (fq_comm.cqs; set before any QP is)
+ * @tx_sges: the room in each @tx_ent's SGE list (fq_conn_tx_sges())
  */
 struct fq_conn {
 	u8 cm_kind;
@@ -315,7 +319,6 @@ struct fq_conn {
 	void *tx_buf[FQ_CREDITS];
 	u64 tx_dma[FQ_CREDITS];
 	u32 max_inline;
-	struct fq_tx_ent tx_ent[FQ_TX_ENTS];
 	struct fq_rx_ctx rx_ctx[FQ_RECV_SLOTS];
 	struct ib_cqe credit_cqe;
 	struct fq_rndv rndv[FQ_CREDITS];
@@ -346,6 +349,8 @@ struct fq_conn {
 	struct fq_qp_stats st;
 	struct fabriq_qos_path qos;
 	struct ib_cq *cq;
+	u32 tx_sges;
+	struct fq_tx_ent tx_ent[];
 };
 
 /**
@@ -1062,6 +1067,22 @@ struct fq_comm {
 static inline u32 fq_nconn(const struct fq_comm *comm)
 {
 	return comm->nch + 1;
+}
+
+/* the work requests a connection tracks: a data connection's ring, a control one's heartbeat */
+static inline u32 fq_conn_tx_ents(bool control)
+{
+	return control ? 1 : FQ_TX_ENTS;
+}
+
+/*
+ * The SGEs each of them has room for: a data message's pages (a zero-copy
+ * send's, or a read's landing place: a message is at most a chunk), at
+ * most FQ_MAX_SGE; a heartbeat builds its own
+ */
+static inline u32 fq_conn_tx_sges(const struct fq_comm *comm, bool control)
+{
+	return control ? 0 : min(fq_chunk_max_pages(comm->chunk), FQ_MAX_SGE);
 }
 
 /* connection @c (< fq_nconn()) to @peer */

@@ -369,7 +369,7 @@ int fq_rndv_read(struct fq_conn *conn, const void *rts, u32 at, void *dst, u32 l
 	spin_unlock_bh(&comm->lock);
 
 	n = fq_sge_build(comm->ibdev, DMA_FROM_DEVICE, comm->pd->local_dma_lkey, NULL, dst, len,
-			 ent->sge, FQ_MAX_SGE, &own);
+			 ent->sge, conn->tx_sges, &own);
 	if (n < 0) {
 		fq_tx_unwind(conn, ent, n);
 		return n;
