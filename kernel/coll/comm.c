@@ -183,7 +183,7 @@ static struct fq_conn *fq_conn_alloc(const struct fq_comm *comm, bool control)
 		return NULL;
 	conn->tx_sges = fq_conn_tx_sges(comm, control);
 	sge = (struct ib_sge *)&conn->tx_ent[n];
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n && conn->tx_sges; i++)	/* a heartbeat's: none, NULL */
 		conn->tx_ent[i].sge = &sge[i * conn->tx_sges];
 	return conn;
 }
