@@ -53,11 +53,22 @@
 
 static_assert(sizeof(struct fabriq_cm_req) <= 56);
 
+/*
+ * Something happened on @comm: the engine's and COMM_INIT's waits see
+ * @comm->events change.  Ordered before what the caller reads next:
+ * the engine stores tx_wake before its wait's barrier and reads events
+ * after it (fq_cm_tx_wake()), so either it sees this bump or the caller
+ * sees its tx_wake.
+ */
+static void fq_cm_progress(struct fq_comm *comm)
+{
+	atomic64_inc(&comm->events);
+	smp_mb__after_atomic();	/* the bump before the caller's read of tx_wake */
+}
+
 static void fq_cm_event(struct fq_comm *comm)
 {
-	spin_lock_bh(&comm->lock);
-	comm->events++;
-	spin_unlock_bh(&comm->lock);
+	fq_cm_progress(comm);
 	wake_up_all(&comm->wq);
 }
 
@@ -109,15 +120,14 @@ static void fq_cm_flushed(struct fq_conn *conn)
 	struct fq_comm *comm = conn->comm;
 	bool by_itself;
 
-	spin_lock_bh(&comm->lock);
-	by_itself = conn->established && !conn->peer_closed && !comm->err;
-	if (by_itself) {
-		conn->peer_closed = jiffies | 1;
-		comm->events++;
-	}
-	spin_unlock_bh(&comm->lock);
+	spin_lock_bh(conn->lock);
+	by_itself = conn->established && !conn->peer_closed && !READ_ONCE(comm->err);
+	if (by_itself)
+		WRITE_ONCE(conn->peer_closed, jiffies | 1);
+	spin_unlock_bh(conn->lock);
 	if (!by_itself)
 		return;
+	fq_cm_progress(comm);
 	pr_warn_ratelimited("communicator %llx rank %u: the QP of channel %u to rank %u (%pISc) went to error with only flushes; it is closed\n",
 			    comm->id, comm->rank, conn->chan, conn->peer->rank,
 			    &comm->addrs[conn->peer->rank]);
@@ -153,11 +163,12 @@ void fq_cm_wc_error(struct fq_conn *conn, struct ib_wc *wc, const char *what)
 	fq_comm_fail(comm, -EIO);
 }
 
-/* Context: comm->lock held. */
+/* Context: @conn's lock held. */
 static void fq_fin_add(struct fq_conn *conn, s32 n)
 {
-	conn->fin_pending += n;
-	conn->comm->fins += n;
+	lockdep_assert_held(conn->lock);
+	WRITE_ONCE(conn->fin_pending, conn->fin_pending + n);
+	atomic_add(n, &conn->comm->fins);
 }
 
 static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -170,9 +181,9 @@ static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR) {
-			spin_lock(&comm->lock);
+			spin_lock(conn->lock);
 			conn->st.errors++;
-			spin_unlock(&comm->lock);
+			spin_unlock(conn->lock);
 			fq_own_add(comm, FQ_OWN_ERRORS, 1);
 		}
 		return fq_cm_wc_error(conn, wc, "receive");
@@ -183,7 +194,7 @@ static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	imm = be32_to_cpu(wc->ex.imm_data);
 	fin = (imm >> FQ_IMM_FIN_SHIFT) & FQ_IMM_FIN_MAX;
-	spin_lock(&comm->lock);
+	spin_lock(conn->lock);
 	/* FINs for more read requests than are out, or a read request where none may come */
 	bad = fin > conn->rndv_head - conn->rndv_fin ||
 	      ((imm & FQ_IMM_RTS) && (!(imm & FQ_IMM_DATA) || !conn->rndv_ok));
@@ -203,10 +214,10 @@ static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		conn->rxq[conn->rx_tail % FQ_RECV_SLOTS].rts = imm & FQ_IMM_RTS;
 		conn->rx_tail++;
 	}
-	comm->events++;
+	spin_unlock(conn->lock);
+	fq_cm_progress(comm);
 	/* credits serve sends; a FIN frees a send */
-	wake = (imm & FQ_IMM_DATA) || fin || comm->tx_wake;
-	spin_unlock(&comm->lock);
+	wake = (imm & FQ_IMM_DATA) || fin || READ_ONCE(comm->tx_wake);
 	if (bad) {
 		pr_warn_ratelimited("communicator %llx rank %u: rank %u broke the rendezvous protocol (immediate %#x)\n",
 				    comm->id, comm->rank, conn->peer->rank, imm);
@@ -220,7 +231,7 @@ static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		wake_up_all(&comm->wq);
 }
 
-/* Messages @msg to @msg + @n - 1 of a transfer are done.  Context: comm->lock held. */
+/* Messages @msg to @msg + @n - 1 of a transfer are done.  Context: comm->ack_lock held. */
 static void fq_ack_mark(struct fq_ack *ack, u64 msg, u32 n)
 {
 	if (WARN_ON_ONCE(!n || msg < ack->prefix || msg + n - ack->prefix > FQ_ACK_WINDOW))
@@ -241,12 +252,12 @@ static void fq_ack_mark(struct fq_ack *ack, u64 msg, u32 n)
  */
 void fq_cm_placed(struct fq_comm *comm, struct fq_ack *ack, u64 msg)
 {
-	spin_lock_bh(&comm->lock);
+	spin_lock_bh(&comm->ack_lock);
 	fq_ack_mark(ack, msg, 1);
-	spin_unlock_bh(&comm->lock);
+	spin_unlock_bh(&comm->ack_lock);
 }
 
-/* A data send completed; its completion was seen at @now.  Context: comm->lock held. */
+/* A data send completed; its completion was seen at @now.  Context: @conn's lock held. */
 static void fq_tx_account(struct fq_conn *conn, const struct fq_tx_ent *ent,
 			  enum ib_wc_status status, u64 now)
 {
@@ -264,10 +275,8 @@ static void fq_tx_account(struct fq_conn *conn, const struct fq_tx_ent *ent,
 	conn->st.tx_bytes += ent->bytes;
 	conn->st.cqe_ns += lat;
 	conn->st.cqe_max_ns = max(conn->st.cqe_max_ns, lat);
-	conn->peer->link.sum_ns += lat;
-	conn->peer->link.sends++;
 	/* an eighth of the new sample: follows the link within some ten sends */
-	avg = comm->tx_cqe_avg_ns;
+	avg = READ_ONCE(comm->tx_cqe_avg_ns);
 	WRITE_ONCE(comm->tx_cqe_avg_ns, avg ? avg - avg / 8 + lat / 8 : lat);
 	fq_own_add(comm, FQ_OWN_TX_WRS, 1);
 	fq_own_add(comm, FQ_OWN_TX_BYTES, ent->bytes);
@@ -277,18 +286,18 @@ static void fq_tx_account(struct fq_conn *conn, const struct fq_tx_ent *ent,
 /*
  * Should a send-side completion on @conn wake the engine: it waits on a
  * send, credits or FINs wait for room on the send queue, or it failed?
- * Context: comm->lock held.
+ * Context: after fq_cm_progress().
  */
 static bool fq_tx_wakes(const struct fq_conn *conn, enum ib_wc_status status)
 {
-	return conn->comm->tx_wake || conn->ret_credits || conn->fin_pending ||
-	       status != IB_WC_SUCCESS;
+	return READ_ONCE(conn->comm->tx_wake) || READ_ONCE(conn->ret_credits) ||
+	       READ_ONCE(conn->fin_pending) || status != IB_WC_SUCCESS;
 }
 
 /*
  * The oldest work request in flight is done.  Return: true if the engine
  * must hear of it whatever it waits for (a read placed a message, or an
- * invalidation freed a send).  Context: comm->lock held.
+ * invalidation freed a send).  Context: @conn's lock held.
  */
 static bool fq_tx_retire(struct fq_conn *conn, enum ib_wc_status status, u64 now)
 {
@@ -318,13 +327,20 @@ static bool fq_tx_retire(struct fq_conn *conn, enum ib_wc_status status, u64 now
 		break;
 	case FQ_TX_INV:
 		/* not invalidated: it is never lent again (teardown frees it) */
-		if (ok)
-			comm->mr_free[comm->nmr_free++] = ent->mr;
+		if (ok) {
+			spin_lock(&comm->mr_lock);
+			comm->mr_free[comm->nmr_free] = ent->mr;
+			WRITE_ONCE(comm->nmr_free, comm->nmr_free + 1);
+			spin_unlock(&comm->mr_lock);
+		}
 		wakes = true;
 		break;
 	}
-	if (ent->ack && ok)
+	if (ent->ack && ok) {
+		spin_lock(&comm->ack_lock);
 		fq_ack_mark(ent->ack, ent->msg, ent->nmsg);
+		spin_unlock(&comm->ack_lock);
+	}
 	ent->ack = NULL;
 	ent->mr = NULL;
 	conn->tx_tail++;
@@ -341,12 +357,11 @@ static void fq_tx_retire_rest(struct fq_conn *conn, enum ib_wc_status status)
 	struct fq_comm *comm = conn->comm;
 	u64 now = ktime_get_ns();
 
-	spin_lock_bh(&comm->lock);
+	spin_lock_bh(conn->lock);
 	while (conn->tx_tail != conn->tx_head)
 		fq_tx_retire(conn, status, now);
-	comm->events++;
-	spin_unlock_bh(&comm->lock);
-	wake_up_all(&comm->wq);
+	spin_unlock_bh(conn->lock);
+	fq_cm_event(comm);
 }
 
 static const char *const fq_tx_kind_names[] = {
@@ -371,7 +386,7 @@ static void fq_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	u32 n;
 
 	BUILD_BUG_ON_NOT_POWER_OF_2(FQ_TX_ENTS);	/* ring arithmetic wraps with u32 */
-	spin_lock(&comm->lock);
+	spin_lock(conn->lock);
 	/* requests from the oldest in flight up to this one */
 	n = ((u32)(ent - conn->tx_ent) - conn->tx_tail) % FQ_TX_ENTS + 1;
 	stray = n > conn->tx_head - conn->tx_tail;
@@ -381,9 +396,9 @@ static void fq_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 			wake |= fq_tx_retire(conn, IB_WC_SUCCESS, now);
 		wake |= fq_tx_retire(conn, wc->status, now);
 	}
-	comm->events++;
+	spin_unlock(conn->lock);
+	fq_cm_progress(comm);
 	wake |= fq_tx_wakes(conn, wc->status);
-	spin_unlock(&comm->lock);
 	if (stray) {	/* a completion for no request in flight: a bug; stop */
 		pr_err("comm %llx: a send completed that was not in flight\n", comm->id);
 		fq_comm_fail(comm, -EIO);
@@ -401,12 +416,12 @@ static void fq_credit_done(struct ib_cq *cq, struct ib_wc *wc)
 	bool wake;
 
 	/* a flushed or failed WR has left the send queue too */
-	spin_lock(&comm->lock);
+	spin_lock(conn->lock);
 	conn->sq_used--;
 	conn->ctl_inflight--;
-	comm->events++;
+	spin_unlock(conn->lock);
+	fq_cm_progress(comm);
 	wake = fq_tx_wakes(conn, wc->status);
-	spin_unlock(&comm->lock);
 	if (wc->status != IB_WC_SUCCESS)
 		fq_cm_wc_error(conn, wc, "credit");
 	if (wake)
@@ -419,15 +434,15 @@ static void fq_credit_done(struct ib_cq *cq, struct ib_wc *wc)
  * @on: yes (the default); no while the engine waits only for receives,
  *	so that a send's completion does not wake it for nothing
  *
- * Set under comm->lock, which the completions read it under: one that
- * came before the engine's change bumped comm->events first, which the
- * engine's wait sees.  Context: process (the engine).
+ * The engine waits next (its barrier orders this store before its read
+ * of comm->events); a completion bumps comm->events before it reads
+ * this (fq_cm_progress()).  So a completion that misses the engine's
+ * change bumped comm->events first, which the engine's wait sees.
+ * Context: process (the engine).
  */
 void fq_cm_tx_wake(struct fq_comm *comm, bool on)
 {
-	spin_lock_bh(&comm->lock);
-	comm->tx_wake = on;
-	spin_unlock_bh(&comm->lock);
+	WRITE_ONCE(comm->tx_wake, on);
 }
 
 /* ---- the transport, for the engine (hw_rwsem held for reading) ---- */
@@ -435,24 +450,28 @@ void fq_cm_tx_wake(struct fq_comm *comm, bool on)
 /* any send not yet acknowledged? */
 static bool fq_cm_busy(struct fq_comm *comm)
 {
+	struct fq_conn *conn;
 	bool busy = false;
 	u32 r, c;
 
-	spin_lock_bh(&comm->lock);
+	/* each connection in turn: once idle, one stays so (no sends are built now) */
 	for (r = 0; !busy && r < comm->nranks; r++)
-		for (c = 0; r != comm->rank && c < comm->nch; c++)
-			busy |= comm->peers[r].ch[c]->sq_used != 0;
-	spin_unlock_bh(&comm->lock);
+		for (c = 0; r != comm->rank && c < comm->nch; c++) {
+			conn = comm->peers[r].ch[c];
+			spin_lock_bh(conn->lock);
+			busy |= conn->sq_used != 0;
+			spin_unlock_bh(conn->lock);
+		}
 	return busy;
 }
 
-/* Is there room on @conn's ring for @n more work requests?  Context: comm->lock held. */
+/* Is there room on @conn's ring for @n more work requests?  Context: @conn's lock held. */
 bool fq_tx_room(const struct fq_conn *conn, u32 n)
 {
 	return conn->tx_head - conn->tx_tail + n <= FQ_TX_ENTS;
 }
 
-/* May @conn take @n more work requests, the last a data message?  Context: comm->lock held. */
+/* May @conn take @n more work requests, the last a data message?  Context: @conn's lock held. */
 bool fq_msg_room(const struct fq_conn *conn, u32 n)
 {
 	return conn->established && conn->credits && fq_tx_room(conn, n) &&
@@ -465,24 +484,24 @@ bool fq_msg_room(const struct fq_conn *conn, u32 n)
  */
 bool fq_cm_can_send(struct fq_conn *conn)
 {
-	struct fq_comm *comm = conn->comm;
 	bool ok;
 
-	spin_lock_bh(&comm->lock);
+	spin_lock_bh(conn->lock);
 	ok = fq_msg_room(conn, 1);
-	spin_unlock_bh(&comm->lock);
+	spin_unlock_bh(conn->lock);
 	return ok;
 }
 
 /*
  * The next entry of @conn's ring, for a work request of @kind; a data
  * message takes a credit and carries back the credits and FINs due.
- * Context: comm->lock held; the caller checked there is room.
+ * Context: @conn's lock held; the caller checked there is room.
  */
 struct fq_tx_ent *fq_tx_take(struct fq_conn *conn, u8 kind)
 {
 	struct fq_tx_ent *ent = &conn->tx_ent[conn->tx_head++ % FQ_TX_ENTS];
 
+	lockdep_assert_held(conn->lock);
 	conn->sq_used++;
 	ent->kind = kind;
 	ent->inl = false;
@@ -525,7 +544,7 @@ void fq_tx_unwind(struct fq_conn *conn, struct fq_tx_ent *ent, int err)
 	struct fq_comm *comm = conn->comm;
 
 	fq_sge_unmap(comm->ibdev, ent->dir, ent->sge, ent->nsge);
-	spin_lock_bh(&comm->lock);
+	spin_lock_bh(conn->lock);
 	ent->nsge = 0;
 	ent->ack = NULL;
 	if (ent->kind == FQ_TX_SEND) {
@@ -539,7 +558,7 @@ void fq_tx_unwind(struct fq_conn *conn, struct fq_tx_ent *ent, int err)
 	ent->mr = NULL;
 	conn->tx_head--;
 	conn->sq_used--;
-	spin_unlock_bh(&comm->lock);
+	spin_unlock_bh(conn->lock);
 	fq_comm_fail(comm, err);
 }
 
@@ -575,13 +594,13 @@ int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, const struct fq_
 	u32 slot;
 
 	zc = comm->zero_copy && len >= FQ_ZC_MIN_BYTES;
-	spin_lock_bh(&comm->lock);
+	spin_lock_bh(conn->lock);
 	ent = fq_tx_take(conn, FQ_TX_SEND);
 	slot = fq_tx_slot(conn);
 	ent->ack = zc ? ack : NULL;
 	ent->msg = msg;
 	ent->bytes = len;
-	spin_unlock_bh(&comm->lock);
+	spin_unlock_bh(conn->lock);
 
 	ent->wr = (struct ib_send_wr){
 		.wr_cqe = &ent->cqe,
@@ -690,14 +709,18 @@ int fq_cm_post(struct fq_conn *conn)
  */
 bool fq_cm_tx_idle(struct fq_comm *comm)
 {
+	struct fq_conn *conn;
 	bool idle = true;
 	u32 r, c;
 
-	spin_lock_bh(&comm->lock);
+	/* each connection in turn: once idle, one stays so (no sends are built now) */
 	for (r = 0; idle && r < comm->nranks; r++)
-		for (c = 0; r != comm->rank && c < comm->nch; c++)
-			idle &= comm->peers[r].ch[c]->tx_head == comm->peers[r].ch[c]->tx_tail;
-	spin_unlock_bh(&comm->lock);
+		for (c = 0; r != comm->rank && c < comm->nch; c++) {
+			conn = comm->peers[r].ch[c];
+			spin_lock_bh(conn->lock);
+			idle &= conn->tx_head == conn->tx_tail;
+			spin_unlock_bh(conn->lock);
+		}
 	return idle;
 }
 
@@ -717,15 +740,15 @@ int fq_cm_peek(struct fq_conn *conn, void **data, u32 *len, bool *rts)
 	const struct fabriq_rts *req;
 	u32 slot;
 
-	spin_lock_bh(&comm->lock);
+	spin_lock_bh(conn->lock);
 	if (conn->rx_head == conn->rx_tail) {
-		spin_unlock_bh(&comm->lock);
+		spin_unlock_bh(conn->lock);
 		return -EAGAIN;
 	}
 	slot = conn->rxq[conn->rx_head % FQ_RECV_SLOTS].slot;
 	*len = conn->rxq[conn->rx_head % FQ_RECV_SLOTS].len;
 	*rts = conn->rxq[conn->rx_head % FQ_RECV_SLOTS].rts;
-	spin_unlock_bh(&comm->lock);
+	spin_unlock_bh(conn->lock);
 	ib_dma_sync_single_for_cpu(comm->ibdev, conn->rx_dma[slot], *len, DMA_FROM_DEVICE);
 	*data = conn->rx_buf[slot];
 	if (*rts) {
@@ -755,20 +778,20 @@ int fq_cm_return_credits(struct fq_conn *conn, bool force)
 	u32 n, fin;
 	int err;
 
-	spin_lock_bh(&comm->lock);
+	spin_lock_bh(conn->lock);
 	n = conn->ret_credits;
 	fin = min_t(u32, conn->fin_pending, FQ_IMM_FIN_MAX);
 	/* in batches, as a wake-up of the peer costs more than the message */
 	if (!(force ? n || fin : n >= FQ_CREDIT_BATCH || fin >= FQ_CREDIT_BATCH) ||
 	    conn->ctl_inflight >= FQ_CTL_INFLIGHT || conn->sq_used >= FQ_SEND_WRS) {
-		spin_unlock_bh(&comm->lock);
+		spin_unlock_bh(conn->lock);
 		return 0;
 	}
-	conn->ret_credits = 0;
+	WRITE_ONCE(conn->ret_credits, 0);
 	fq_fin_add(conn, -(s32)fin);
 	conn->sq_used++;
 	conn->ctl_inflight++;
-	spin_unlock_bh(&comm->lock);
+	spin_unlock_bh(conn->lock);
 	if (fin && fq_rndv_fault_fin(comm))
 		fin = FQ_IMM_FIN_MAX;
 	wr.ex.imm_data = cpu_to_be32(FQ_IMM_CREDIT_ONLY | n | fin << FQ_IMM_FIN_SHIFT);
@@ -794,7 +817,7 @@ int fq_cm_fins_out(struct fq_comm *comm)
 	u32 r, c, left = 0;
 	int err;
 
-	if (!READ_ONCE(comm->fins))
+	if (!atomic_read(&comm->fins))
 		return 0;
 	for (r = 0; r < comm->nranks; r++)
 		for (c = 0; r != comm->rank && c < comm->nch; c++) {
@@ -822,18 +845,18 @@ int fq_cm_consume(struct fq_conn *conn)
 	u32 slot;
 	int err;
 
-	spin_lock_bh(&comm->lock);
+	spin_lock_bh(conn->lock);
 	slot = conn->rxq[conn->rx_head % FQ_RECV_SLOTS].slot;
-	spin_unlock_bh(&comm->lock);
+	spin_unlock_bh(conn->lock);
 	err = fq_cm_post_recv(conn, slot);
 	if (err) {
 		fq_comm_fail(comm, err);
 		return err;
 	}
-	spin_lock_bh(&comm->lock);
+	spin_lock_bh(conn->lock);
 	conn->rx_head++;
-	conn->ret_credits++;
-	spin_unlock_bh(&comm->lock);
+	WRITE_ONCE(conn->ret_credits, conn->ret_credits + 1);
+	spin_unlock_bh(conn->lock);
 	return fq_cm_return_credits(conn, false);
 }
 
@@ -1049,9 +1072,9 @@ static void fq_conn_release(struct fq_conn *conn)
 	if (conn->control) {
 		/* a heartbeat being written to it finishes, and none follows (ctrl.c) */
 		mutex_lock(&comm->hb_lock);
-		spin_lock_bh(&comm->lock);
+		spin_lock_bh(conn->lock);
 		conn->hb_stopped = true;
-		spin_unlock_bh(&comm->lock);
+		spin_unlock_bh(conn->lock);
 		mutex_unlock(&comm->hb_lock);
 	}
 	if (conn->established)
@@ -1068,8 +1091,8 @@ static void fq_conn_release(struct fq_conn *conn)
 	atomic_dec(&fq_objects.cm_ids);
 	fq_conn_free_bufs(conn);
 	/* reset before the slot is free: a new connection may take it at once */
-	spin_lock_bh(&comm->lock);
-	conn->setup_failed = false;
+	spin_lock_bh(conn->lock);
+	WRITE_ONCE(conn->setup_failed, false);
 	conn->hb_busy = false;
 	conn->hb_stopped = false;
 	conn->credits = 0;
@@ -1090,10 +1113,10 @@ static void fq_conn_release(struct fq_conn *conn)
 	conn->rts_read = 0;
 	conn->rx_head = 0;
 	conn->rx_tail = 0;
-	spin_unlock_bh(&comm->lock);
+	spin_unlock_bh(conn->lock);
 	mutex_lock(&comm->setup_lock);
 	conn->id = NULL;
-	conn->established = false;
+	WRITE_ONCE(conn->established, false);
 	conn->qos = (struct fabriq_qos_path){ };
 	mutex_unlock(&comm->setup_lock);
 }
@@ -1254,7 +1277,7 @@ static void fq_cm_conn_event(struct fq_conn *conn, struct rdma_cm_event *ev)
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
-		conn->established = true;
+		WRITE_ONCE(conn->established, true);
 		fq_ctrl_conn_up(conn);
 		fq_cm_event(comm);
 		break;
@@ -1264,12 +1287,11 @@ static void fq_cm_conn_event(struct fq_conn *conn, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 		/* the engine decides: only a rank that still needs the peer fails */
-		spin_lock_bh(&comm->lock);
+		spin_lock_bh(conn->lock);
 		if (!conn->peer_closed)
-			conn->peer_closed = jiffies | 1;
-		comm->events++;
-		spin_unlock_bh(&comm->lock);
-		wake_up_all(&comm->wq);
+			WRITE_ONCE(conn->peer_closed, jiffies | 1);
+		spin_unlock_bh(conn->lock);
+		fq_cm_event(comm);
 		break;
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:
@@ -1279,11 +1301,8 @@ static void fq_cm_conn_event(struct fq_conn *conn, struct rdma_cm_event *ev)
 			break;
 		}
 		/* half open (accepted, never established): free the slot */
-		spin_lock_bh(&comm->lock);
-		conn->setup_failed = true;
-		comm->events++;
-		spin_unlock_bh(&comm->lock);
-		wake_up_all(&comm->wq);
+		WRITE_ONCE(conn->setup_failed, true);
+		fq_cm_event(comm);
 		break;
 	default:
 		break;
@@ -1375,7 +1394,7 @@ static int fq_cm_active_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 			/* the accept says what the listener grants (fq_cm_accept()) */
 			conn->rndv_ok = fq_conn_reads(conn) && ev->param.conn.responder_resources &&
 					ev->param.conn.initiator_depth;
-			conn->established = true;
+			WRITE_ONCE(conn->established, true);
 			fq_ctrl_conn_up(conn);
 		}
 		break;
@@ -1393,12 +1412,11 @@ static int fq_cm_active_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 			fq_cm_conn_event(conn, ev);
 		return 0;
 	}
-	spin_lock_bh(&comm->lock);
+	spin_lock_bh(conn->lock);
 	conn->cm_status = status;
-	conn->cm_seq++;
-	comm->events++;
-	spin_unlock_bh(&comm->lock);
-	wake_up_all(&comm->wq);
+	WRITE_ONCE(conn->cm_seq, conn->cm_seq + 1);
+	spin_unlock_bh(conn->lock);
+	fq_cm_event(comm);
 	return 0;
 }
 

@@ -668,7 +668,7 @@ static bool fq_busy_poll(struct fq_comm *comm, u64 seen)
 	u64 end = ktime_get_ns() + budget;
 
 	while (budget && ktime_get_ns() < end) {
-		if (READ_ONCE(comm->events) != seen || READ_ONCE(comm->err))
+		if (fq_comm_events(comm) != seen || READ_ONCE(comm->err))
 			return true;
 		if (need_resched() || signal_pending(current))
 			break;
@@ -767,7 +767,7 @@ static int fq_op_fins_out(struct fq_comm *comm)
 {
 	int left;
 
-	if (!READ_ONCE(comm->fins))
+	if (!atomic_read(&comm->fins))
 		return 0;
 	down_read(&comm->hw_rwsem);
 	left = comm->hw_gone ? -ENODEV : fq_cm_fins_out(comm);
@@ -786,13 +786,13 @@ static int fq_op_report_reads(struct fq_comm *comm, unsigned long deadline)
 	u64 seen;
 
 	for (;;) {
-		seen = READ_ONCE(comm->events);
+		seen = fq_comm_events(comm);
 		left = fq_op_fins_out(comm);
 		if (left <= 0)
 			return left;
 		if (time_after(jiffies, deadline))
 			return -ETIMEDOUT;
-		wait_event_timeout(comm->wq, READ_ONCE(comm->events) != seen ||
+		wait_event_timeout(comm->wq, fq_comm_events(comm) != seen ||
 				   READ_ONCE(comm->err), HZ / 10);
 		if (READ_ONCE(comm->err))
 			return READ_ONCE(comm->err);
@@ -812,7 +812,7 @@ static int fq_op_run_steps(struct fq_comm *comm, struct fq_op *op)
 	op->last_done_ns = 0;
 	fq_op_turn(comm, op);
 	while (op->pipe.n) {
-		seen = READ_ONCE(comm->events);
+		seen = fq_comm_events(comm);
 		progress = false;
 		err = fq_op_pass(comm, op, &progress);
 		if (err)
@@ -842,7 +842,7 @@ static int fq_op_run_steps(struct fq_comm *comm, struct fq_op *op)
 		if (quiet_tx)
 			fq_cm_tx_wake(comm, false);
 		left = wait_event_interruptible_timeout(comm->wq,
-							READ_ONCE(comm->events) != seen ||
+							fq_comm_events(comm) != seen ||
 							READ_ONCE(comm->err),
 							min_t(long, left, HZ / 10));
 		if (quiet_tx)
@@ -902,7 +902,7 @@ static void fq_coll_abort(struct fq_comm *comm, int err)
 	down_read(&comm->hw_rwsem);
 	for (r = 0; !comm->hw_gone && r < comm->nranks; r++)
 		for (c = 0; r != comm->rank && c < comm->nch; c++)
-			if (comm->peers[r].ch[c]->established)
+			if (READ_ONCE(comm->peers[r].ch[c]->established))
 				rdma_disconnect(comm->peers[r].ch[c]->id);
 	up_read(&comm->hw_rwsem);
 }

@@ -64,9 +64,9 @@ void fq_comm_fail(struct fq_comm *comm, int err)
 
 	spin_lock_irqsave(&comm->lock, flags);
 	if (!comm->err)
-		comm->err = err;
-	comm->events++;
+		WRITE_ONCE(comm->err, err);
 	spin_unlock_irqrestore(&comm->lock, flags);
+	atomic64_inc(&comm->events);
 	wake_up_all(&comm->wq);
 	wake_up_all(&comm->done_wq);
 }
@@ -221,7 +221,11 @@ static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 	mutex_init(&comm->setup_lock);
 	init_rwsem(&comm->hw_rwsem);
 	mutex_init(&comm->hb_lock);
+	for (c = 0; c < ARRAY_SIZE(comm->chans); c++)
+		spin_lock_init(&comm->chans[c].lock);	/* one class: never two at once */
 	spin_lock_init(&comm->lock);
+	spin_lock_init(&comm->ack_lock);
+	spin_lock_init(&comm->mr_lock);
 	spin_lock_init(&comm->stats_lock);
 	init_waitqueue_head(&comm->wq);
 	comm->tx_wake = true;
@@ -254,6 +258,7 @@ static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 			conn->peer = &comm->peers[r];
 			conn->chan = c;
 			conn->control = c == comm->nch;
+			conn->lock = conn->control ? &comm->lock : &comm->chans[c].lock;
 			if (conn->control)
 				comm->peers[r].ctrl = conn;
 			else

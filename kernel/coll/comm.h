@@ -7,11 +7,18 @@
  * Lock order (the module's one order is in Documentation/design.md): the
  * file's lock, fq_comm.run_lock, telemetry's fq_tm_stats_ext_lock (around
  * the STATS_GET part, comm_stats_netlink.c), fq_comms_lock,
- * fq_comm.hw_rwsem, rdma_cm's handler_mutex, fq_comm.setup_lock, then the
- * leaves fq_comm.hb_lock, lock, stats_lock, op_lock and done_lock.
- * rdma_cm handlers take only setup_lock and lock, so teardown may wait
- * for them while holding hw_rwsem; teardown takes setup_lock alone first
- * to stop them.
+ * fq_comm.hw_rwsem, rdma_cm's handler_mutex, fq_comm.setup_lock, then
+ * fq_comm.hb_lock, then one connection's lock (fq_conn.lock: its
+ * channel's, fq_chan.lock, or for a control connection fq_comm.lock;
+ * never two at once), then the leaves fq_comm.ack_lock, mr_lock,
+ * stats_lock and done_lock.  rdma_cm handlers take only setup_lock and
+ * the connections' locks, so teardown may wait for them while holding
+ * hw_rwsem; teardown takes setup_lock alone first to stop them.
+ *
+ * The completions of one channel's connections (their CQs are the
+ * channel's own, cm.c: fq_cm_alloc_cqs()) take that channel's lock and
+ * the leaves only, so channels progress on different CPUs without
+ * meeting, but for a few instructions under a leaf.
  */
 #ifndef _FABRIQ_COMM_H
 #define _FABRIQ_COMM_H
@@ -107,7 +114,8 @@ struct fq_rx_ctx {
 /**
  * struct fq_ack - which messages of one transfer the engine is done with
  * (copied out, or for zero-copy completed), which may happen out of order
- * (channels, copied small messages behind zero-copy ones)
+ * (channels, copied small messages behind zero-copy ones); under
+ * fq_comm.ack_lock, as a transfer's messages go over every channel
  * @prefix: messages 0 .. prefix-1 are all done
  * @window: bit i: message prefix + i is done; the engine builds or takes
  *	no message FQ_ACK_WINDOW or more past @prefix (a read request stays
@@ -209,7 +217,7 @@ struct fq_rndv {
 };
 
 /**
- * struct fq_qp_stats - what one QP carried; under fq_comm.lock
+ * struct fq_qp_stats - what one QP carried; under the connection's lock
  * @tx_wrs: data sends completed (read requests included)
  * @tx_cqes: completions delivered of anything on the send queue (data
  *	sends, reads, registrations, invalidations): a completion retires
@@ -244,6 +252,8 @@ struct fq_qp_stats {
  * @comm: owner
  * @peer: the peer
  * @chan: channel number (the control connection: fq_comm.nch)
+ * @lock: the lock of the fields below marked so: its channel's
+ *	(fq_chan.lock), or fq_comm.lock for the control connection
  * @control: the control connection (ctrl.c), which carries only
  *	heartbeats: FQ_CTRL_SLOTS receive slots and one send slot of
  *	FQ_CTRL_SLOT_BYTES; else a data channel
@@ -258,7 +268,7 @@ struct fq_qp_stats {
  *               may still be on its way through the CQ
  * @setup_failed: accepted but never established (passive side); COMM_INIT
  *                releases it so that the peer's next attempt finds the slot
- *                free (under fq_comm.lock)
+ *                free (under @lock)
  * @cm_seq: bumped by the active side's rdma_cm handler at each event
  * @cm_status: result of the last event (active side)
  * @rx_buf: FQ_RECV_SLOTS receive slots of chunk bytes, @rx_dma their mappings
@@ -282,7 +292,7 @@ struct fq_qp_stats {
  *	(0: none seen yet), @rts_read of them read (reads built): it is
  *	consumed once all are (the engine's alone)
  *
- * Under fq_comm.lock:
+ * Under @lock:
  * @credits: data messages the peer can take now
  * @ret_credits: receive slots reposted, not yet reported to the peer
  * @fin_pending: the peer's read requests read, not yet reported to it
@@ -304,6 +314,7 @@ struct fq_conn {
 	struct fq_comm *comm;
 	struct fq_peer *peer;
 	u32 chan;
+	spinlock_t *lock;	/* see above */
 	bool control;
 	bool hb_busy;
 	bool hb_stopped;
@@ -461,9 +472,11 @@ enum fq_rndv_fault {
 /**
  * struct fq_link - the latency of this rank's sends to one peer against
  * that link's own baseline (link.c)
- * @sum_ns: the completion latency of the sends done this period
- * @sends: how many (these two under fq_comm.lock)
- * @mean_ns: the last period's mean (the heartbeat worker's, as the rest)
+ * @seen_cqe_ns: the connections' completion latencies summed
+ *	(fq_qp_stats.cqe_ns) when this period began: the period's are what
+ *	they have added since (the heartbeat worker's, as the rest)
+ * @seen_tx_wrs: and their sends completed (fq_qp_stats.tx_wrs)
+ * @mean_ns: the last period's mean
  * @base_ns: the baseline: the mean of the first FQ_LINK_LEARN periods
  *	with sends, then an average that only periods not slow move
  * @learnt: periods in the baseline so far
@@ -471,8 +484,8 @@ enum fq_rndv_fault {
  * @slow: @ratio is at link-latency's threshold or over it
  */
 struct fq_link {
-	u64 sum_ns;
-	u32 sends;
+	u64 seen_cqe_ns;
+	u64 seen_tx_wrs;
 	u64 mean_ns;
 	u64 base_ns;
 	u32 learnt;
@@ -881,6 +894,17 @@ struct fq_small {
 };
 
 /**
+ * struct fq_chan - what one data channel's connections share
+ * @lock: their fields marked "under @lock" (fq_conn.lock points here):
+ *	the channel's completions and the engine's sends and receives on it;
+ *	a cache line of its own, so that channels completing on different
+ *	CPUs do not share one
+ */
+struct fq_chan {
+	spinlock_t lock;	/* see above */
+} ____cacheline_aligned_in_smp;
+
+/**
  * struct fq_comm - a communicator; one per open /dev/fabriq file
  * @cm_kind: FQ_CM_COMM
  * @refs: the file's reference, and one per device removal tearing it down
@@ -918,7 +942,10 @@ struct fq_small {
  *	connections, and the control connections, complete on CQs of their
  *	own, @cq_entries entries in all
  * @mrs: the MRs read requests lend bytes through (@nmrs of them; none:
- *	no rendezvous), @mr_free the @nmr_free not lent (under @lock)
+ *	no rendezvous), @mr_free the @nmr_free not lent (under @mr_lock;
+ *	the engine alone takes one, so it may read @nmr_free without it)
+ * @mr_lock: see @mrs (a leaf: the completions of every channel give
+ *	MRs back)
  * @rndv_room: the engine's room to build a registration's page list
  *	(rndv.c; with the MRs)
  * @rndv_max_bytes: the most one read request lends: FQ_RNDV_MAX_BYTES, or
@@ -928,16 +955,21 @@ struct fq_small {
  *	only where they lead their queue (rndv.c)
  * @listen_id: the listener
  * @peers: @nranks entries (this rank's unused)
- * @lock: protects the conn fields marked so, @err, @events, @tx_wake and
- *	@tx_cqe_avg_ns
+ * @chans: the data channels' locks (@nch of them)
+ * @lock: the control connections' fields marked "under @lock", @err,
+ *	the peers' heartbeat fields, @dead_rank and @links
+ * @ack_lock: the transfers' struct fq_ack (a leaf: one transfer's
+ *	messages complete on every channel)
  * @wq: the engine and COMM_INIT wait here for progress
- * @events: bumped at every completion and connection event
+ * @events: bumped at every completion and connection event (no lock:
+ *	fq_cm_progress())
  * @fins: the connections' fin_pending, summed
  * @tx_wake: send completions and returned credits wake @wq (cleared
  *	while the engine waits for receives alone: fq_cm_tx_wake())
  * @tx_cqe_avg_ns: a moving average of data sends' post -> completion
- *                 times, about a round trip for small ones (under @lock;
- *                 read unlocked as the engine's busy-poll budget, coll.c)
+ *                 times, about a round trip for small ones (no lock:
+ *                 two channels' completions may race, and one sample is
+ *                 lost; read as the engine's busy-poll budget, coll.c)
  * @busy_poll: the engine may spin for completions: not a software device
  *             (set when the listener binds)
  * @err: the first fatal error; sticky
@@ -1014,16 +1046,19 @@ struct fq_comm {
 	u32 nmrs;
 	struct ib_mr *mr_free[FQ_RNDV_MRS];
 	u32 nmr_free;
+	spinlock_t mr_lock;		/* see above */
 	struct fq_rndv_room *rndv_room;
 	u32 rndv_max_bytes;
 	bool rndv_replays;
 	struct rdma_cm_id *listen_id;
 	struct fq_peer *peers;
 
+	struct fq_chan chans[FABRIQ_MAX_CHANNELS];
 	spinlock_t lock;		/* see above */
+	spinlock_t ack_lock;		/* see above */
 	wait_queue_head_t wq;
-	u64 events;
-	u32 fins;
+	atomic64_t events;
+	atomic_t fins;
 	bool tx_wake;
 	u64 tx_cqe_avg_ns;
 	bool busy_poll;
@@ -1062,6 +1097,12 @@ struct fq_comm {
 	u32 dead_rank;
 	struct fq_link_report links;
 };
+
+/* what the engine waits to see change: every completion and connection event bumps it */
+static inline u64 fq_comm_events(const struct fq_comm *comm)
+{
+	return atomic64_read(&comm->events);
+}
 
 /* connections per peer: the data channels, then the control connection */
 static inline u32 fq_nconn(const struct fq_comm *comm)
@@ -1180,7 +1221,7 @@ bool fq_cm_can_send(struct fq_conn *conn);
 int fq_cm_peek(struct fq_conn *conn, void **data, u32 *len, bool *rts);
 void fq_cm_placed(struct fq_comm *comm, struct fq_ack *ack, u64 msg);
 int fq_cm_fins_out(struct fq_comm *comm);
-/* cm.c's send queue, for rndv.c (comm->lock held, or as each says) */
+/* cm.c's send queue, for rndv.c (the connection's lock held, or as each says) */
 bool fq_tx_room(const struct fq_conn *conn, u32 n);
 bool fq_msg_room(const struct fq_conn *conn, u32 n);
 struct fq_tx_ent *fq_tx_take(struct fq_conn *conn, u8 kind);

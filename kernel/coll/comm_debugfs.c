@@ -117,12 +117,12 @@ static int fq_comm_peers_show(struct seq_file *s, void *unused)
 		for (ch = 0; ch < comm->nch; ch++) {
 			c = p->ch[ch];
 			qpn = c->id && c->has_qp ? c->id->qp->qp_num : 0;
-			spin_lock_bh(&comm->lock);
+			spin_lock_bh(c->lock);
 			credits = c->credits;
 			up = c->established;
 			qs = c->st;
 			inflight = c->tx_head - c->tx_tail;
-			spin_unlock_bh(&comm->lock);
+			spin_unlock_bh(c->lock);
 			spin_lock_bh(&comm->stats_lock);
 			wait = p->wait_ns;
 			wait_last = p->wait_last_ns;

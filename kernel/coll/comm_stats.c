@@ -359,12 +359,13 @@ void fq_stats_peer_qp(struct fq_comm *comm, struct fq_peer *peer, struct fq_qp_s
 
 	memset(sum, 0, sizeof(*sum));
 	*outstanding = 0;
-	spin_lock_bh(&comm->lock);
+	/* each connection's under its own lock, in turn: the sum is no one instant's */
 	for (ch = 0; ch < comm->nch; ch++) {
 		struct fq_conn *c = peer->ch[ch];
 
 		if (!c)
 			continue;
+		spin_lock_bh(c->lock);
 		sum->tx_wrs += c->st.tx_wrs;
 		sum->tx_bytes += c->st.tx_bytes;
 		sum->rx_wrs += c->st.rx_wrs;
@@ -373,6 +374,6 @@ void fq_stats_peer_qp(struct fq_comm *comm, struct fq_peer *peer, struct fq_qp_s
 		sum->cqe_ns += c->st.cqe_ns;
 		sum->cqe_max_ns = max(sum->cqe_max_ns, c->st.cqe_max_ns);
 		*outstanding += c->tx_head - c->tx_tail;
+		spin_unlock_bh(c->lock);
 	}
-	spin_unlock_bh(&comm->lock);
 }

@@ -36,22 +36,32 @@
 #define FQ_LINK_MIN_SENDS	4	/* fewer in a period tell nothing */
 
 /*
- * How long the oldest send to @peer still in flight has been (0: none):
- * a send that has not completed yet has taken that long at least.
- * Context: comm->lock held.
+ * What @peer's links carried so far: their sends' completion latencies
+ * summed in @cqe_ns, of @tx_wrs sends; and how long the oldest send
+ * still in flight has been (0: none), since a send that has not
+ * completed yet has taken that long at least.  Each connection's under
+ * its own lock, in turn.
  */
-static u64 fq_link_oldest(const struct fq_comm *comm, const struct fq_peer *peer, u64 now)
+static u64 fq_link_sample(const struct fq_comm *comm, const struct fq_peer *peer, u64 now,
+			  u64 *cqe_ns, u64 *tx_wrs)
 {
-	const struct fq_conn *conn;
+	struct fq_conn *conn;
 	u64 oldest = 0, t;
 	u32 c;
 
+	*cqe_ns = 0;
+	*tx_wrs = 0;
 	for (c = 0; c < comm->nch; c++) {
 		conn = peer->ch[c];
-		if (!conn || conn->tx_tail == READ_ONCE(conn->tx_posted))
+		if (!conn)
 			continue;
-		/* the engine sets it when it posts, without this lock */
-		t = READ_ONCE(conn->tx_ent[conn->tx_tail % FQ_TX_ENTS].t_post);
+		spin_lock_bh(conn->lock);
+		*cqe_ns += conn->st.cqe_ns;
+		*tx_wrs += conn->st.tx_wrs;
+		/* the engine sets t_post when it posts, without this lock */
+		t = conn->tx_tail == READ_ONCE(conn->tx_posted) ? now :
+		    READ_ONCE(conn->tx_ent[conn->tx_tail % FQ_TX_ENTS].t_post);
+		spin_unlock_bh(conn->lock);
 		if (now > t)
 			oldest = max(oldest, now - t);
 	}
@@ -108,7 +118,7 @@ void fq_link_period(struct fq_comm *comm)
 {
 	struct fq_link_report rep = { .worst = FABRIQ_STATUS_NO_RANK };
 	struct fq_det_config cfg;
-	u64 sum, oldest, now = ktime_get_ns();
+	u64 cqe_ns, tx_wrs, oldest, now = ktime_get_ns();
 	struct fq_link *l;
 	u32 r, n;
 
@@ -117,14 +127,11 @@ void fq_link_period(struct fq_comm *comm)
 		if (r == comm->rank)
 			continue;
 		l = &comm->peers[r].link;
-		spin_lock_bh(&comm->lock);
-		sum = l->sum_ns;
-		n = l->sends;
-		l->sum_ns = 0;
-		l->sends = 0;
-		oldest = fq_link_oldest(comm, &comm->peers[r], now);
-		spin_unlock_bh(&comm->lock);
-		fq_link_judge(l, sum, n, oldest, cfg.threshold);
+		oldest = fq_link_sample(comm, &comm->peers[r], now, &cqe_ns, &tx_wrs);
+		n = min_t(u64, tx_wrs - l->seen_tx_wrs, U32_MAX);
+		fq_link_judge(l, cqe_ns - l->seen_cqe_ns, n, oldest, cfg.threshold);
+		l->seen_cqe_ns = cqe_ns;
+		l->seen_tx_wrs = tx_wrs;
 		if (!l->slow)
 			continue;
 		rep.slow++;

@@ -158,7 +158,7 @@ bool fq_rndv_wanted(struct fq_comm *comm, const struct fq_xfer *x, u32 len)
  * by itself (sends, reads and credits complete whatever the peer's engine
  * does).  A NIC runs a registration once, in its queue's order, and
  * retransmits only what goes on the wire, so there read requests
- * overlap.  Context: comm->lock held.
+ * overlap.  Context: @conn's lock held.
  */
 static bool fq_rndv_local_may_go(const struct fq_conn *conn)
 {
@@ -196,13 +196,14 @@ int fq_rndv_can_send(struct fq_conn *conn)
 	struct fq_comm *comm = conn->comm;
 	int ok;
 
-	spin_lock_bh(&comm->lock);
-	if (!conn->rndv_ok || !comm->nmr_free)
+	/* the engine alone takes MRs: one free now is still free when it sends */
+	spin_lock_bh(conn->lock);
+	if (!conn->rndv_ok || !READ_ONCE(comm->nmr_free))
 		ok = -EAGAIN;
 	else
 		ok = conn->rndv_head - conn->rndv_inv < FQ_CREDITS && fq_msg_room(conn, 2) &&
 		     fq_rndv_local_may_go(conn);
-	spin_unlock_bh(&comm->lock);
+	spin_unlock_bh(conn->lock);
 	return ok;
 }
 
@@ -278,8 +279,11 @@ int fq_rndv_send(struct fq_conn *conn, const struct fq_xfer *x, const void *data
 	struct ib_mr *mr;
 	int err;
 
-	spin_lock_bh(&comm->lock);
-	mr = comm->mr_free[--comm->nmr_free];
+	spin_lock_bh(&comm->mr_lock);
+	mr = comm->mr_free[comm->nmr_free - 1];
+	WRITE_ONCE(comm->nmr_free, comm->nmr_free - 1);
+	spin_unlock_bh(&comm->mr_lock);
+	spin_lock_bh(conn->lock);
 	reg = fq_tx_take(conn, FQ_TX_REG);
 	ent = fq_tx_take(conn, FQ_TX_SEND);
 	slot = fq_tx_slot(conn);
@@ -288,13 +292,14 @@ int fq_rndv_send(struct fq_conn *conn, const struct fq_xfer *x, const void *data
 	ent->bytes = len;
 	conn->rndv[conn->rndv_head % FQ_CREDITS] = (struct fq_rndv){ mr, ack, msg, nmsg };
 	conn->rndv_head++;
-	spin_unlock_bh(&comm->lock);
+	spin_unlock_bh(conn->lock);
 
 	err = fq_rndv_register(conn, reg, mr, data, len, map);
 	if (err) {
-		spin_lock_bh(&comm->lock);
-		comm->mr_free[comm->nmr_free++] = mr;	/* not registered */
-		spin_unlock_bh(&comm->lock);
+		spin_lock_bh(&comm->mr_lock);
+		comm->mr_free[comm->nmr_free] = mr;	/* not registered */
+		WRITE_ONCE(comm->nmr_free, comm->nmr_free + 1);
+		spin_unlock_bh(&comm->mr_lock);
 		fq_tx_unwind(conn, ent, err);
 		fq_tx_unwind(conn, reg, err);
 		return err;
@@ -355,9 +360,9 @@ int fq_rndv_read(struct fq_conn *conn, const void *rts, u32 at, void *dst, u32 l
 	bool own;
 	int n;
 
-	spin_lock_bh(&comm->lock);
+	spin_lock_bh(conn->lock);
 	if (!fq_tx_room(conn, 1)) {
-		spin_unlock_bh(&comm->lock);
+		spin_unlock_bh(conn->lock);
 		return -EAGAIN;
 	}
 	ent = fq_tx_take(conn, FQ_TX_READ);
@@ -366,7 +371,7 @@ int fq_rndv_read(struct fq_conn *conn, const void *rts, u32 at, void *dst, u32 l
 	ent->bytes = len;
 	ent->dir = DMA_FROM_DEVICE;
 	ent->fin = last;
-	spin_unlock_bh(&comm->lock);
+	spin_unlock_bh(conn->lock);
 
 	n = fq_sge_build(comm->ibdev, DMA_FROM_DEVICE, comm->pd->local_dma_lkey, NULL, dst, len,
 			 ent->sge, conn->tx_sges, &own);
@@ -401,14 +406,13 @@ int fq_rndv_read(struct fq_conn *conn, const void *rts, u32 at, void *dst, u32 l
  */
 void fq_rndv_release(struct fq_conn *conn)
 {
-	struct fq_comm *comm = conn->comm;
 	struct fq_tx_ent *ent;
 	struct fq_rndv *r;
 
 	/* the engine alone moves rndv_inv: nothing to do costs no lock */
 	if (!conn->rndv_ok || READ_ONCE(conn->rndv_fin) == conn->rndv_inv)
 		return;
-	spin_lock_bh(&comm->lock);
+	spin_lock_bh(conn->lock);
 	if (!fq_rndv_local_may_go(conn))
 		goto out;
 	while (conn->rndv_inv != conn->rndv_fin && fq_tx_room(conn, 1)) {
@@ -425,7 +429,7 @@ void fq_rndv_release(struct fq_conn *conn)
 		};
 	}
 out:
-	spin_unlock_bh(&comm->lock);
+	spin_unlock_bh(conn->lock);
 }
 
 /* ---- the fault knob (debugfs fault_rndv) ---- */
