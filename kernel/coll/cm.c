@@ -54,21 +54,22 @@
 static_assert(sizeof(struct fabriq_cm_req) <= 56);
 
 /*
- * Something happened on @comm: the engine's and COMM_INIT's waits see
- * @comm->events change.  Ordered before what the caller reads next:
- * the engine stores tx_wake before its wait's barrier and reads events
- * after it (fq_cm_tx_wake()), so either it sees this bump or the caller
- * sees its tx_wake.
+ * Something happened: bump @events, one of the counters whose sum the
+ * engine's and COMM_INIT's waits watch (fq_comm_events()).  Ordered
+ * before what the caller reads next: the engine stores tx_wake before
+ * its wait's barrier and reads the counters after it (fq_cm_tx_wake()),
+ * so either it sees this bump or the caller sees its tx_wake.
  */
-static void fq_cm_progress(struct fq_comm *comm)
+static void fq_cm_progress(atomic64_t *events)
 {
-	atomic64_inc(&comm->events);
+	atomic64_inc(events);
 	smp_mb__after_atomic();	/* the bump before the caller's read of tx_wake */
 }
 
+/* a connection event (not a completion): wake every waiter */
 static void fq_cm_event(struct fq_comm *comm)
 {
-	fq_cm_progress(comm);
+	fq_cm_progress(&comm->events);
 	wake_up_all(&comm->wq);
 }
 
@@ -127,7 +128,7 @@ static void fq_cm_flushed(struct fq_conn *conn)
 	spin_unlock_bh(conn->lock);
 	if (!by_itself)
 		return;
-	fq_cm_progress(comm);
+	fq_cm_progress(conn->events);
 	pr_warn_ratelimited("communicator %llx rank %u: the QP of channel %u to rank %u (%pISc) went to error with only flushes; it is closed\n",
 			    comm->id, comm->rank, conn->chan, conn->peer->rank,
 			    &comm->addrs[conn->peer->rank]);
@@ -215,7 +216,7 @@ static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		conn->rx_tail++;
 	}
 	spin_unlock(conn->lock);
-	fq_cm_progress(comm);
+	fq_cm_progress(conn->events);
 	/* credits serve sends; a FIN frees a send */
 	wake = (imm & FQ_IMM_DATA) || fin || READ_ONCE(comm->tx_wake);
 	if (bad) {
@@ -231,17 +232,25 @@ static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		wake_up_all(&comm->wq);
 }
 
-/* Messages @msg to @msg + @n - 1 of a transfer are done.  Context: comm->ack_lock held. */
+/*
+ * Messages @msg to @msg + @n - 1 of a transfer are done.  The prefix is
+ * written last, and not read again: once the engine sees the transfer
+ * done it may free the call @ack is in.  Context: comm->ack_lock held.
+ */
 static void fq_ack_mark(struct fq_ack *ack, u64 msg, u32 n)
 {
-	if (WARN_ON_ONCE(!n || msg < ack->prefix || msg + n - ack->prefix > FQ_ACK_WINDOW))
+	u64 prefix = ack->prefix, window = ack->window;
+
+	if (WARN_ON_ONCE(!n || msg < prefix || msg + n - prefix > FQ_ACK_WINDOW))
 		return;
 	while (n--)
-		ack->window |= 1ULL << (msg + n - ack->prefix);
-	while (ack->window & 1) {
-		ack->window >>= 1;
-		WRITE_ONCE(ack->prefix, ack->prefix + 1);
+		window |= 1ULL << (msg + n - prefix);
+	while (window & 1) {
+		window >>= 1;
+		prefix++;
 	}
+	ack->window = window;
+	smp_store_release(&ack->prefix, prefix);	/* after the window, and what it acks */
 }
 
 /**
@@ -262,6 +271,7 @@ static void fq_tx_account(struct fq_conn *conn, const struct fq_tx_ent *ent,
 			  enum ib_wc_status status, u64 now)
 {
 	struct fq_comm *comm = conn->comm;
+	struct fq_chan *ch = &comm->chans[conn->chan];	/* data sends: a data channel's */
 	u64 lat = now - ent->t_post, avg;
 
 	if (status == IB_WC_WR_FLUSH_ERR)
@@ -276,22 +286,22 @@ static void fq_tx_account(struct fq_conn *conn, const struct fq_tx_ent *ent,
 	conn->st.cqe_ns += lat;
 	conn->st.cqe_max_ns = max(conn->st.cqe_max_ns, lat);
 	/* an eighth of the new sample: follows the link within some ten sends */
-	avg = READ_ONCE(comm->tx_cqe_avg_ns);
-	WRITE_ONCE(comm->tx_cqe_avg_ns, avg ? avg - avg / 8 + lat / 8 : lat);
+	avg = ch->tx_cqe_avg_ns;
+	WRITE_ONCE(ch->tx_cqe_avg_ns, avg ? avg - avg / 8 + lat / 8 : lat);
 	fq_own_add(comm, FQ_OWN_TX_WRS, 1);
 	fq_own_add(comm, FQ_OWN_TX_BYTES, ent->bytes);
 	fq_own_add(comm, FQ_OWN_CQE_NS, lat);
 }
 
 /*
- * Should a send-side completion on @conn wake the engine: it waits on a
- * send, credits or FINs wait for room on the send queue, or it failed?
- * Context: after fq_cm_progress().
+ * Should a send-side completion on @conn wake the engine whatever it
+ * waits for: credits or FINs wait for room on the send queue, or it
+ * failed?  (Else only if it waits on a send: comm->tx_wake, read after
+ * fq_cm_progress().)  Context: @conn's lock held.
  */
 static bool fq_tx_wakes(const struct fq_conn *conn, enum ib_wc_status status)
 {
-	return READ_ONCE(conn->comm->tx_wake) || READ_ONCE(conn->ret_credits) ||
-	       READ_ONCE(conn->fin_pending) || status != IB_WC_SUCCESS;
+	return conn->ret_credits || conn->fin_pending || status != IB_WC_SUCCESS;
 }
 
 /*
@@ -361,7 +371,8 @@ static void fq_tx_retire_rest(struct fq_conn *conn, enum ib_wc_status status)
 	while (conn->tx_tail != conn->tx_head)
 		fq_tx_retire(conn, status, now);
 	spin_unlock_bh(conn->lock);
-	fq_cm_event(comm);
+	fq_cm_progress(conn->events);
+	wake_up_all(&comm->wq);
 }
 
 static const char *const fq_tx_kind_names[] = {
@@ -396,9 +407,10 @@ static void fq_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 			wake |= fq_tx_retire(conn, IB_WC_SUCCESS, now);
 		wake |= fq_tx_retire(conn, wc->status, now);
 	}
-	spin_unlock(conn->lock);
-	fq_cm_progress(comm);
 	wake |= fq_tx_wakes(conn, wc->status);
+	spin_unlock(conn->lock);
+	fq_cm_progress(conn->events);
+	wake |= READ_ONCE(comm->tx_wake);
 	if (stray) {	/* a completion for no request in flight: a bug; stop */
 		pr_err("comm %llx: a send completed that was not in flight\n", comm->id);
 		fq_comm_fail(comm, -EIO);
@@ -419,9 +431,10 @@ static void fq_credit_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_lock(conn->lock);
 	conn->sq_used--;
 	conn->ctl_inflight--;
-	spin_unlock(conn->lock);
-	fq_cm_progress(comm);
 	wake = fq_tx_wakes(conn, wc->status);
+	spin_unlock(conn->lock);
+	fq_cm_progress(conn->events);
+	wake |= READ_ONCE(comm->tx_wake);
 	if (wc->status != IB_WC_SUCCESS)
 		fq_cm_wc_error(conn, wc, "credit");
 	if (wake)

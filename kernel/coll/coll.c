@@ -290,9 +290,9 @@ static void fq_op_sync_freed(struct fq_op *op, u32 a)
 
 	for (i = 0; i < ps->st.n; i++) {
 		if (ps->st.x[i].op == FQ_X_SEND)
-			ps->xs[i].freed = READ_ONCE(acked[i].prefix);
+			ps->xs[i].freed = fq_ack_done(&acked[i]);
 		else
-			ps->xs[i].msgs = READ_ONCE(acked[i].prefix);
+			ps->xs[i].msgs = fq_ack_done(&acked[i]);
 	}
 }
 
@@ -542,7 +542,7 @@ static int fq_pump_recv(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i, bo
 		if (xs->issued == xs->nmsg)
 			fq_stats_step_wait(comm, peer, ps->k, fq_op_step_waited(op, a), x->len);
 	}
-	xs->msgs = READ_ONCE(ack->prefix);
+	xs->msgs = fq_ack_done(ack);
 	/* reads built go out; credits and FINs that could not go out before */
 	for (j = 0; j < comm->nch; j++) {
 		post = fq_cm_post(peer->ch[j]);
@@ -664,9 +664,13 @@ MODULE_PARM_DESC(busy_poll_us,
 static bool fq_busy_poll(struct fq_comm *comm, u64 seen)
 {
 	u64 cap = (u64)min_t(u32, READ_ONCE(busy_poll_us), FQ_BUSY_POLL_MAX_US) * NSEC_PER_USEC;
-	u64 budget = comm->busy_poll ? min_t(u64, READ_ONCE(comm->tx_cqe_avg_ns), cap) : 0;
-	u64 end = ktime_get_ns() + budget;
+	u64 budget = 0, end;
+	u32 c;
 
+	for (c = 0; comm->busy_poll && c < comm->nch; c++)
+		budget = max(budget, READ_ONCE(comm->chans[c].tx_cqe_avg_ns));
+	budget = min(budget, cap);
+	end = ktime_get_ns() + budget;
 	while (budget && ktime_get_ns() < end) {
 		if (fq_comm_events(comm) != seen || READ_ONCE(comm->err))
 			return true;

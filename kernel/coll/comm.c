@@ -259,6 +259,7 @@ static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 			conn->chan = c;
 			conn->control = c == comm->nch;
 			conn->lock = conn->control ? &comm->lock : &comm->chans[c].lock;
+			conn->events = conn->control ? &comm->events : &comm->chans[c].events;
 			if (conn->control)
 				comm->peers[r].ctrl = conn;
 			else

@@ -127,6 +127,13 @@ struct fq_ack {
 	u64 window;
 };
 
+/* How many messages of @ack's transfer are done, in a row from the first (no lock) */
+static inline u64 fq_ack_done(const struct fq_ack *ack)
+{
+	/* pairs with fq_ack_mark()'s release: what a mark says is done, is */
+	return smp_load_acquire(&ack->prefix);
+}
+
 /*
  * Sends are signaled selectively: the last of every chain posted, and
  * every FQ_SIGNAL_EVERY-th, so a completion retires the sends before it
@@ -254,6 +261,8 @@ struct fq_qp_stats {
  * @chan: channel number (the control connection: fq_comm.nch)
  * @lock: the lock of the fields below marked so: its channel's
  *	(fq_chan.lock), or fq_comm.lock for the control connection
+ * @events: the counter its completions bump: its channel's
+ *	(fq_chan.events), or fq_comm.events for the control connection
  * @control: the control connection (ctrl.c), which carries only
  *	heartbeats: FQ_CTRL_SLOTS receive slots and one send slot of
  *	FQ_CTRL_SLOT_BYTES; else a data channel
@@ -315,6 +324,7 @@ struct fq_conn {
 	struct fq_peer *peer;
 	u32 chan;
 	spinlock_t *lock;	/* see above */
+	atomic64_t *events;
 	bool control;
 	bool hb_busy;
 	bool hb_stopped;
@@ -894,14 +904,20 @@ struct fq_small {
 };
 
 /**
- * struct fq_chan - what one data channel's connections share
+ * struct fq_chan - what one data channel's connections share, on a cache
+ * line of its own: channels completing on different CPUs share none
  * @lock: their fields marked "under @lock" (fq_conn.lock points here):
- *	the channel's completions and the engine's sends and receives on it;
- *	a cache line of its own, so that channels completing on different
- *	CPUs do not share one
+ *	the channel's completions and the engine's sends and receives on it
+ * @events: its completions' part of fq_comm_events() (fq_conn.events
+ *	points here)
+ * @tx_cqe_avg_ns: a moving average of its data sends' post ->
+ *	completion times, about a round trip for small ones (under @lock;
+ *	the engine's busy-poll budget is the channels' largest, coll.c)
  */
 struct fq_chan {
 	spinlock_t lock;	/* see above */
+	atomic64_t events;
+	u64 tx_cqe_avg_ns;
 } ____cacheline_aligned_in_smp;
 
 /**
@@ -955,21 +971,18 @@ struct fq_chan {
  *	only where they lead their queue (rndv.c)
  * @listen_id: the listener
  * @peers: @nranks entries (this rank's unused)
- * @chans: the data channels' locks (@nch of them)
+ * @chans: the data channels' locks and counters (@nch of them)
  * @lock: the control connections' fields marked "under @lock", @err,
  *	the peers' heartbeat fields, @dead_rank and @links
  * @ack_lock: the transfers' struct fq_ack (a leaf: one transfer's
  *	messages complete on every channel)
  * @wq: the engine and COMM_INIT wait here for progress
- * @events: bumped at every completion and connection event (no lock:
- *	fq_cm_progress())
+ * @events: bumped at every connection event and control connection's
+ *	completion (no lock: fq_cm_progress()); fq_comm_events() adds the
+ *	channels' own
  * @fins: the connections' fin_pending, summed
  * @tx_wake: send completions and returned credits wake @wq (cleared
  *	while the engine waits for receives alone: fq_cm_tx_wake())
- * @tx_cqe_avg_ns: a moving average of data sends' post -> completion
- *                 times, about a round trip for small ones (no lock:
- *                 two channels' completions may race, and one sample is
- *                 lost; read as the engine's busy-poll budget, coll.c)
  * @busy_poll: the engine may spin for completions: not a software device
  *             (set when the listener binds)
  * @err: the first fatal error; sticky
@@ -1060,7 +1073,6 @@ struct fq_comm {
 	atomic64_t events;
 	atomic_t fins;
 	bool tx_wake;
-	u64 tx_cqe_avg_ns;
 	bool busy_poll;
 	int err;
 
@@ -1098,10 +1110,19 @@ struct fq_comm {
 	struct fq_link_report links;
 };
 
-/* what the engine waits to see change: every completion and connection event bumps it */
+/*
+ * What the engine waits to see change: every completion and connection
+ * event bumps one of the counters it sums.  Each only grows, so a sum
+ * taken after an event differs from one taken before it.
+ */
 static inline u64 fq_comm_events(const struct fq_comm *comm)
 {
-	return atomic64_read(&comm->events);
+	u64 n = atomic64_read(&comm->events);
+	u32 c;
+
+	for (c = 0; c < comm->nch; c++)
+		n += atomic64_read(&comm->chans[c].events);
+	return n;
 }
 
 /* connections per peer: the data channels, then the control connection */
