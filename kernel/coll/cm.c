@@ -55,7 +55,7 @@ static_assert(sizeof(struct fabriq_cm_req) <= 56);
 
 /*
  * Something happened: bump @events, one of the counters whose sum the
- * engine's and COMM_INIT's waits watch (fq_comm_events()).  Ordered
+ * engine's waits watch (fq_comm_events()).  Ordered
  * before what the caller reads next: the engine stores tx_wake before
  * its wait's barrier and reads the counters after it (fq_cm_tx_wake()),
  * so either it sees this bump or the caller sees its tx_wake.

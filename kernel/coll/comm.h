@@ -261,8 +261,9 @@ struct fq_qp_stats {
  * @chan: channel number (the control connection: fq_comm.nch)
  * @lock: the lock of the fields below marked so: its channel's
  *	(fq_chan.lock), or fq_comm.lock for the control connection
- * @events: the counter its completions bump: its channel's
- *	(fq_chan.events), or fq_comm.events for the control connection
+ * @events: the counter its data completions and flushes bump: its
+ *	channel's (fq_chan.events), or fq_comm.events for the control
+ *	connection (whose heartbeats bump none)
  * @control: the control connection (ctrl.c), which carries only
  *	heartbeats: FQ_CTRL_SLOTS receive slots and one send slot of
  *	FQ_CTRL_SLOT_BYTES; else a data channel
@@ -977,9 +978,9 @@ struct fq_chan {
  * @ack_lock: the transfers' struct fq_ack (a leaf: one transfer's
  *	messages complete on every channel)
  * @wq: the engine and COMM_INIT wait here for progress
- * @events: bumped at every connection event and control connection's
- *	completion (no lock: fq_cm_progress()); fq_comm_events() adds the
- *	channels' own
+ * @events: bumped at every connection event, failure, and flush of a
+ *	control connection (no lock: fq_cm_progress()); fq_comm_events()
+ *	adds the channels' own
  * @fins: the connections' fin_pending, summed
  * @tx_wake: send completions and returned credits wake @wq (cleared
  *	while the engine waits for receives alone: fq_cm_tx_wake())
