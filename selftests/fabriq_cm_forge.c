@@ -9,6 +9,7 @@
  *   refused: key        refused with fabriq's reason "the key is not proven"
  *   refused: version N  refused for speaking another version (N: the
  *                       listener's)
+ *   refused: params     refused for another data path (chunk, channels...)
  *   refused             refused without a reason
  *   established         accepted (the attack worked)
  *   unreachable         no answer
@@ -27,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,8 +111,11 @@ static const char *answer(struct rdma_cm_event *ev)
 			return "refused";
 		if (ntohl(rej->reason) == FABRIQ_CM_REJ_KEY)
 			return "refused: key";
+		if (ntohl(rej->reason) == FABRIQ_CM_REJ_PARAMS)
+			return "refused: params";
 		if (ntohl(rej->reason) == FABRIQ_CM_REJ_VERSION &&
-		    ev->param.conn.private_data_len >= sizeof(*rej)) {
+		    ev->param.conn.private_data_len >=
+		    offsetof(struct fabriq_cm_rej, version) + sizeof(rej->version)) {
 			snprintf(said, sizeof(said), "refused: version %u", ntohl(rej->version));
 			return said;
 		}
@@ -200,7 +205,7 @@ int main(int argc, char **argv)
 	req.comm_id = htobe64(strtoull(argv[4], NULL, 0));
 	req.rank = htonl(strtoul(argv[5], NULL, 0));
 	req.nranks = htonl(strtoul(argv[6], NULL, 0));
-	req.chan = htonl(0);
+	req.chan = 0;
 	forge_mac(req.mac);
 
 	ch = rdma_create_event_channel();

@@ -16,7 +16,7 @@
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 48
+ktap_plan 50
 fq_require jq sysctl pkill tcpdump
 fq_load_fabriq || ktap_bail "cannot load fabriq"
 fq_ranks_up 8 || ktap_bail "cannot set up 8 local ranks"
@@ -29,6 +29,14 @@ for n in 1 2 3 4 5 8; do
 done
 fq_run_sub "4 ranks, 1 MiB+3 and 16 MiB" "$here/fabriq_coll" --ranks 4 --big
 fq_run_sub "bad input, timeouts, signal, killed rank" "$here/fabriq_coll_bad"
+# its rank 1 with 1 channel against rank 0's 2 (communicator b0de0): both
+# ranks' kernel logs name both data paths
+check_match "a rank that runs another data path: the listener's kernel log names both" \
+	"communicator b0de0 rank 0: rank 1 \\(198\\.19\\.0\\.2\\) runs chunk_bytes 65536 small_bytes [0-9]+ channels 1 algo auto, this rank chunk_bytes 65536 small_bytes [0-9]+ channels 2 algo auto" \
+	"$(dmesg)"
+check_match "... and so does the refused rank's" \
+	"communicator b0de0 rank 1: rank 0 \\(198\\.19\\.0\\.1\\) runs chunk_bytes 65536 small_bytes [0-9]+ channels 2 algo auto, this rank chunk_bytes 65536 small_bytes [0-9]+ channels 1 algo auto" \
+	"$(dmesg)"
 # two ranks x two buffers x two 2 MiB hugetlb pages
 hugepages=$(sysctl -n vm.nr_hugepages)
 sysctl -qw vm.nr_hugepages=16

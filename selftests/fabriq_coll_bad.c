@@ -454,9 +454,61 @@ static void test_kill(uint32_t channels)
 	       elapsed[0], elapsed[1]);
 }
 
+/*
+ * Ranks that would cut a call into other messages, or pick another
+ * schedule for it, cannot share one: a rank 1 whose chunk_bytes,
+ * small_bytes, channels or algo differ from rank 0's is refused at once
+ * with EBADE, and rank 0, to which it proved the key, fails with EBADE too
+ * instead of waiting out its timeout.
+ */
+static void test_params(void)
+{
+	static const struct {
+		const char *what;
+		uint32_t chunk[2], small[2], channels[2];
+		uint8_t algo[2];
+	} cases[] = {
+		{ "channels 1 against rank 0's 2", .channels = { 2, 1 } },
+		{ "channels 2 against rank 0's 1", .channels = { 1, 2 } },
+		{ "chunk_bytes 16 KiB against rank 0's 64 KiB", .chunk = { 65536, 16384 } },
+		{ "small_bytes 64 KiB against rank 0's 4 KiB", .small = { 4096, 65536 } },
+		{ "algo rd against rank 0's ring", .algo = { FABRIQ_ALGO_RING, FABRIQ_ALGO_RD } },
+	};
+	struct fabriq_comm_init ci[2];
+	char what[128];
+	int i, r, fd, status_fd, r0;
+	double t0;
+	pid_t rank0;
+
+	for (i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) {
+		for (r = 0; r < 2; r++) {
+			ci[r] = good_init(2, r);
+			ci[r].comm_id = 0xb0de0 + i;
+			ci[r].base_port = 19200 + i;
+			ci[r].connect_timeout_ms = r ? 10000 : 20000;
+			ci[r].chunk_bytes = cases[i].chunk[r];
+			ci[r].small_bytes = cases[i].small[r];
+			ci[r].channels = cases[i].channels[r];
+			ci[r].algo = cases[i].algo[r];
+		}
+		rank0 = listening_rank(ci[0], &status_fd);
+		fd = open("/dev/fabriq", O_RDWR);
+		t0 = now();
+		snprintf(what, sizeof(what), "rank 1 with %s: EBADE", cases[i].what);
+		check(what, -EBADE, init_raw(fd, &ci[1]));
+		check_true("... at once, not at the 10 s timeout", now() - t0 < 5, "too slow");
+		close(fd);
+		if (read(status_fd, &r0, sizeof(r0)) != sizeof(r0))
+			r0 = -EPIPE;
+		check("... and rank 0 fails with EBADE too", -EBADE, r0);
+		close(status_fd);
+		waitpid(rank0, NULL, 0);
+	}
+}
+
 int main(void)
 {
-	printf("TAP version 13\n1..70\n");
+	printf("TAP version 13\n1..85\n");
 	addr(0, "198.19.0.1");
 	addr(1, "198.19.0.2");
 	addr(2, "198.19.0.3");
@@ -464,6 +516,7 @@ int main(void)
 	test_coll();
 	test_timeout();
 	test_auth();
+	test_params();
 	test_signal(1, 256);
 	test_signal(FABRIQ_MAX_CHANNELS, 1 << 20);
 	test_kill(1);

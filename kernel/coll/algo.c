@@ -43,6 +43,17 @@ static const u8 fq_auto_algo[__FABRIQ_COLL_MAX][2] = {
 	[FABRIQ_COLL_ALLTOALL] = { FABRIQ_ALGO_DIRECT, FABRIQ_ALGO_DIRECT },
 };
 
+static const char *const fq_algo_names[__FABRIQ_ALGO_MAX] = {
+	[FABRIQ_ALGO_AUTO] = "auto", [FABRIQ_ALGO_RING] = "ring", [FABRIQ_ALGO_RD] = "rd",
+	[FABRIQ_ALGO_TREE] = "tree", [FABRIQ_ALGO_DIRECT] = "direct",
+};
+
+/* The name the CLI gives @algo (an enum fabriq_algo), or "?" for none. */
+const char *fq_algo_name(u32 algo)
+{
+	return algo < __FABRIQ_ALGO_MAX ? fq_algo_names[algo] : "?";
+}
+
 /**
  * fq_sched_pick() - the schedule one call runs
  * @coll: enum fabriq_coll_type

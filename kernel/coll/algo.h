@@ -84,6 +84,7 @@ struct fq_sched {
 };
 
 /* algo.c */
+const char *fq_algo_name(u32 algo);
 int fq_sched_pick(u32 coll, u32 forced, u32 preferred, u64 bytes, u64 small_bytes,
 		  u32 nranks);
 int fq_sched_step(const struct fq_sched *s, u32 k, struct fq_step *st);

@@ -1160,18 +1160,59 @@ static void fq_conn_param(struct rdma_conn_param *param, const void *priv, u8 le
 	param->initiator_depth = initiator_depth;
 }
 
-/*
- * The handshake of @conn as its MACs cover it, QP numbers still to be
- * filled in: @we_connect when this rank sent the connect request.
- */
-static struct fq_auth_hs fq_conn_handshake(const struct fq_conn *conn, bool we_connect)
+/* The data path this rank runs, which every rank must share. */
+static struct fq_wire_params fq_comm_params(const struct fq_comm *comm)
 {
-	u32 us = conn->comm->rank, peer = conn->peer->rank;
+	return (struct fq_wire_params){
+		.chunk = comm->chunk,
+		.small_bytes = comm->small_bytes,	/* a u32 in COMM_INIT */
+		.channels = comm->nch,
+		.algo = comm->algo,
+	};
+}
 
+/* The data path a request or a refusal says the other rank runs. */
+static struct fq_wire_params fq_wire_params_from(__be32 chunk, __be32 small_bytes,
+						 u8 channels, u8 algo)
+{
+	return (struct fq_wire_params){
+		.chunk = be32_to_cpu(chunk),
+		.small_bytes = be32_to_cpu(small_bytes),
+		.channels = channels,
+		.algo = algo,
+	};
+}
+
+static bool fq_params_equal(const struct fq_wire_params *a, const struct fq_wire_params *b)
+{
+	return a->chunk == b->chunk && a->small_bytes == b->small_bytes &&
+	       a->channels == b->channels && a->algo == b->algo;
+}
+
+/* Say in the kernel log how rank @peer's data path differs from ours. */
+static void fq_params_differ(const struct fq_comm *comm, u32 peer,
+			     const struct fq_wire_params *theirs)
+{
+	struct fq_wire_params ours = fq_comm_params(comm);
+
+	pr_notice_ratelimited("communicator %llx rank %u: rank %u (%pISc) runs chunk_bytes %u small_bytes %u channels %u algo %s, this rank chunk_bytes %u small_bytes %u channels %u algo %s; every rank must run the same\n",
+			      comm->id, comm->rank, peer, &comm->addrs[peer], theirs->chunk,
+			      theirs->small_bytes, theirs->channels, fq_algo_name(theirs->algo),
+			      ours.chunk, ours.small_bytes, ours.channels, fq_algo_name(ours.algo));
+}
+
+/*
+ * The handshake of @conn, which this rank makes, as its MACs cover it: QP
+ * numbers still to be filled in.  A listener takes it from the request
+ * (fq_cm_match()).
+ */
+static struct fq_auth_hs fq_conn_handshake(const struct fq_conn *conn)
+{
 	return (struct fq_auth_hs){
-		.initiator = we_connect ? us : peer,
-		.acceptor = we_connect ? peer : us,
+		.initiator = conn->comm->rank,
+		.acceptor = conn->peer->rank,
 		.chan = conn->control ? FABRIQ_CM_CHAN_CONTROL : conn->chan,
+		.params = fq_comm_params(conn->comm),
 	};
 }
 
@@ -1181,50 +1222,69 @@ static struct fq_auth_hs fq_conn_handshake(const struct fq_conn *conn, bool we_c
  * The slot a connect request asks for, if it names this communicator,
  * comes from the rank's address and proves the key; @hs is its handshake.
  * A request that named the communicator from the rank's address and
- * failed only the key, or spoke another version of the handshake, is
- * refused with a reason in @rej_reason (FABRIQ_CM_REJ_KEY or _VERSION), so
- * a rank given the wrong key, or running another fabriq, learns why.
+ * failed only the key, or spoke another version of the handshake, or
+ * proved the key for a data path other than ours, is refused with a
+ * reason in @rej_reason (FABRIQ_CM_REJ_KEY, _VERSION or _PARAMS), so a
+ * rank given the wrong key or other parameters, or running another
+ * fabriq, learns why.
  */
 static struct fq_conn *fq_cm_match(struct fq_comm *comm, struct rdma_cm_id *id,
 				   const struct rdma_cm_event *ev, struct fq_auth_hs *hs,
 				   u32 *rej_reason)
 {
 	const struct fabriq_cm_req *req = ev->param.conn.private_data;
-	struct fq_conn *conn;
+	u8 len = ev->param.conn.private_data_len;
+	struct fq_wire_params ours = fq_comm_params(comm);
 	u32 rank, chan;
 
 	*rej_reason = 0;
-	if (!req || ev->param.conn.private_data_len < sizeof(*req))
+	if (!req || len < offsetofend(struct fabriq_cm_req, comm_id) ||
+	    be64_to_cpu(req->comm_id) != comm->id)
 		return NULL;
 	rank = be32_to_cpu(req->rank);
-	chan = be32_to_cpu(req->chan);
-	if (be64_to_cpu(req->comm_id) != comm->id)
-		return NULL;
 	/* the rest of another version's request may be laid out otherwise */
 	if (be32_to_cpu(req->version) != FABRIQ_CM_VERSION) {
 		if (rank < comm->nranks && rank > comm->rank && fq_auth_peer_ok(comm, rank, id))
 			*rej_reason = FABRIQ_CM_REJ_VERSION;
 		return NULL;
 	}
-	if (be32_to_cpu(req->nranks) != comm->nranks || rank >= comm->nranks ||
-	    rank <= comm->rank || (chan >= comm->nch && chan != FABRIQ_CM_CHAN_CONTROL))
+	if (len < sizeof(*req) || be32_to_cpu(req->nranks) != comm->nranks ||
+	    rank >= comm->nranks || rank <= comm->rank)
 		return NULL;
 	if (!fq_auth_peer_ok(comm, rank, id))
 		return NULL;
-	conn = chan == FABRIQ_CM_CHAN_CONTROL ? comm->peers[rank].ctrl : comm->peers[rank].ch[chan];
-	*hs = fq_conn_handshake(conn, false);
-	hs->req_qpn = ev->param.conn.qp_num;
+	/*
+	 * The handshake as the request tells it: its channel and data path,
+	 * which may be ones this rank does not run; the MAC proves them.
+	 */
+	*hs = (struct fq_auth_hs){
+		.initiator = rank,
+		.acceptor = comm->rank,
+		.chan = req->chan,
+		.req_qpn = ev->param.conn.qp_num,
+		.params = fq_wire_params_from(req->chunk, req->small_bytes, req->channels,
+					      req->algo),
+	};
 	if (!fq_auth_ok(comm, hs, req->mac)) {
 		*rej_reason = FABRIQ_CM_REJ_KEY;
 		return NULL;
 	}
-	return conn;
+	if (!fq_params_equal(&hs->params, &ours)) {
+		fq_params_differ(comm, rank, &hs->params);
+		*rej_reason = FABRIQ_CM_REJ_PARAMS;
+		return NULL;
+	}
+	chan = req->chan;
+	if (chan == FABRIQ_CM_CHAN_CONTROL)
+		return comm->peers[rank].ctrl;
+	return chan < comm->nch ? comm->peers[rank].ch[chan] : NULL;
 }
 
 static int fq_cm_accept(struct fq_comm *comm, struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct fabriq_cm_rep rep = { .version = cpu_to_be32(FABRIQ_CM_VERSION) };
 	struct rdma_conn_param param;
+	struct fq_wire_params ours;
 	struct fq_auth_hs hs;
 	struct fabriq_cm_rej rej;
 	struct fq_conn *conn;
@@ -1273,13 +1333,23 @@ static int fq_cm_accept(struct fq_comm *comm, struct rdma_cm_id *id, struct rdma
 out:
 	mutex_unlock(&comm->setup_lock);
 	if (err && rej_reason) {
-		rej.magic = cpu_to_be32(FABRIQ_CM_REJ_MAGIC);
-		rej.reason = cpu_to_be32(rej_reason);
-		rej.version = cpu_to_be32(FABRIQ_CM_VERSION);
+		ours = fq_comm_params(comm);
+		rej = (struct fabriq_cm_rej){
+			.magic = cpu_to_be32(FABRIQ_CM_REJ_MAGIC),
+			.reason = cpu_to_be32(rej_reason),
+			.version = cpu_to_be32(FABRIQ_CM_VERSION),
+			.chunk = cpu_to_be32(ours.chunk),
+			.small_bytes = cpu_to_be32(ours.small_bytes),
+			.channels = ours.channels,
+			.algo = ours.algo,
+		};
 		rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
 	} else if (err) {
 		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
 	}
+	/* a key holder that runs another data path can never join: nor can we */
+	if (err && rej_reason == FABRIQ_CM_REJ_PARAMS)
+		fq_comm_fail(comm, -EBADE);
 	return err;
 }
 
@@ -1347,7 +1417,7 @@ static bool fq_cm_rep_ok(struct fq_conn *conn, struct rdma_cm_id *id,
 			 const struct rdma_cm_event *ev)
 {
 	const struct fabriq_cm_rep *rep = ev->param.conn.private_data;
-	struct fq_auth_hs hs = fq_conn_handshake(conn, true);
+	struct fq_auth_hs hs = fq_conn_handshake(conn);
 
 	hs.reply = true;
 	hs.req_qpn = id->qp ? id->qp->qp_num : 0;
@@ -1360,8 +1430,9 @@ static bool fq_cm_rep_ok(struct fq_conn *conn, struct rdma_cm_id *id,
 /*
  * A refusal: -EKEYREJECTED when the listener said our key is not its,
  * -EPROTONOSUPPORT when it speaks another version of the handshake (said
- * in the kernel log, with both versions); else -ECONNREFUSED, which is
- * tried again (the listener may not be up yet).
+ * in the kernel log, with both versions), -EBADE when it runs another
+ * data path (said in the kernel log, with both); else -ECONNREFUSED,
+ * which is tried again (the listener may not be up yet).
  */
 static int fq_cm_rej_status(struct fq_conn *conn, const struct rdma_cm_event *ev)
 {
@@ -1369,6 +1440,7 @@ static int fq_cm_rej_status(struct fq_conn *conn, const struct rdma_cm_event *ev
 	u8 len = ev->param.conn.private_data_len;
 	struct fq_comm *comm = conn->comm;
 	u32 peer = conn->peer->rank;
+	struct fq_wire_params theirs;
 
 	if (ev->status != IB_CM_REJ_CONSUMER_DEFINED || !rej ||
 	    len < offsetofend(struct fabriq_cm_rej, reason) ||
@@ -1377,8 +1449,16 @@ static int fq_cm_rej_status(struct fq_conn *conn, const struct rdma_cm_event *ev
 	switch (be32_to_cpu(rej->reason)) {
 	case FABRIQ_CM_REJ_KEY:
 		return -EKEYREJECTED;
-	case FABRIQ_CM_REJ_VERSION:
+	case FABRIQ_CM_REJ_PARAMS:
 		if (len < sizeof(*rej))
+			return -ECONNREFUSED;
+		theirs = fq_wire_params_from(rej->chunk, rej->small_bytes, rej->channels,
+					     rej->algo);
+		fq_params_differ(comm, peer, &theirs);
+		return -EBADE;
+	case FABRIQ_CM_REJ_VERSION:
+		/* a listener of version 4 or 5 sends no more than this */
+		if (len < offsetofend(struct fabriq_cm_rej, version))
 			return -ECONNREFUSED;
 		pr_notice_ratelimited("communicator %llx rank %u: rank %u (%pISc) speaks connect handshake version %u, this rank version %u\n",
 				      comm->id, comm->rank, peer, &comm->addrs[peer],
@@ -1427,7 +1507,8 @@ static int fq_cm_active_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	}
 	spin_lock_bh(conn->lock);
 	conn->cm_status = status;
-	WRITE_ONCE(conn->cm_seq, conn->cm_seq + 1);
+	/* pairs with fq_cm_wait()'s acquire: who sees the event sees its status */
+	smp_store_release(&conn->cm_seq, conn->cm_seq + 1);
 	spin_unlock_bh(conn->lock);
 	fq_cm_event(comm);
 	return 0;
@@ -1444,7 +1525,8 @@ static int fq_cm_wait(struct fq_conn *conn, u32 seq, unsigned long deadline)
 
 	if (left <= 0)
 		return -ETIMEDOUT;
-	left = wait_event_interruptible_timeout(comm->wq, READ_ONCE(conn->cm_seq) != seq ||
+	/* the acquire pairs with the handler's release: cm_status is its event's */
+	left = wait_event_interruptible_timeout(comm->wq, smp_load_acquire(&conn->cm_seq) != seq ||
 						READ_ONCE(comm->err), left);
 	if (left < 0)
 		return -EINTR;
@@ -1478,13 +1560,18 @@ static void fq_cm_qos_want(struct fq_comm *comm, struct rdma_cm_id *id,
 static int fq_cm_try_connect(struct fq_comm *comm, struct fq_conn *conn, unsigned long deadline)
 {
 	struct sockaddr_storage src = comm->addrs[comm->rank];
+	struct fq_auth_hs hs = fq_conn_handshake(conn);
 	struct fabriq_cm_req req = {
 		.version = cpu_to_be32(FABRIQ_CM_VERSION),
 		.rank = cpu_to_be32(comm->rank),
 		.nranks = cpu_to_be32(comm->nranks),
+		.chan = hs.chan,
+		.channels = hs.params.channels,
+		.algo = hs.params.algo,
 		.comm_id = cpu_to_be64(comm->id),
+		.chunk = cpu_to_be32(hs.params.chunk),
+		.small_bytes = cpu_to_be32(hs.params.small_bytes),
 	};
-	struct fq_auth_hs hs = fq_conn_handshake(conn, true);
 	struct fabriq_qos_path want;
 	struct rdma_conn_param param;
 	struct rdma_cm_id *id;
@@ -1537,7 +1624,6 @@ static int fq_cm_try_connect(struct fq_comm *comm, struct fq_conn *conn, unsigne
 	mutex_unlock(&comm->setup_lock);
 	if (err)
 		return err;
-	req.chan = cpu_to_be32(hs.chan);
 	hs.req_qpn = id->qp->qp_num;
 	err = fq_auth_mac(comm, &hs, req.mac);
 	if (err)

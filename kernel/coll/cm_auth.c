@@ -5,7 +5,8 @@
  *
  * Every rank gives the same key at COMM_INIT.  The connecting side puts
  * HMAC-SHA256(key, "REQ", id, ranks, channel, its QP number, the
- * listener's address) in the connect request; the listener checks it, and
+ * listener's address, the data path parameters it runs) in the connect
+ * request; the listener checks it, and
  * the source address (on RoCE also the GID replies go to) against the
  * rank's, before the request may take a connection slot or any resource.
  * The accept carries the same MAC over "REP" and both QP numbers, so the
@@ -37,6 +38,10 @@ struct fq_auth_msg {
 	__be16 family;		/* the listener's address */
 	__be16 port;
 	u8 addr[16];
+	__be32 chunk;		/* struct fq_wire_params */
+	__be32 small_bytes;
+	u8 channels;
+	u8 algo;
 } __packed;
 
 /**
@@ -97,7 +102,8 @@ static void fq_auth_msg_addr(struct fq_auth_msg *m, const struct sockaddr_storag
 /**
  * fq_auth_mac() - the MAC of one handshake message of one connection
  * @comm: the communicator (with a key)
- * @hs: the handshake: which message, which ranks, channel and QPs
+ * @hs: the handshake: which message, which ranks, channel, QPs and data
+ *	path
  * @mac: out, FABRIQ_CM_MAC_LEN bytes
  *
  * Context: process (COMM_INIT or an rdma_cm handler).
@@ -118,6 +124,10 @@ int fq_auth_mac(const struct fq_comm *comm, const struct fq_auth_hs *hs, u8 *mac
 	m.req_qpn = cpu_to_be32(hs->req_qpn);
 	m.rep_qpn = cpu_to_be32(hs->reply ? hs->rep_qpn : 0);
 	fq_auth_msg_addr(&m, &comm->addrs[hs->acceptor]);
+	m.chunk = cpu_to_be32(hs->params.chunk);
+	m.small_bytes = cpu_to_be32(hs->params.small_bytes);
+	m.channels = hs->params.channels;
+	m.algo = hs->params.algo;
 	err = crypto_shash_tfm_digest(comm->auth, (const u8 *)&m, sizeof(m), full);
 	memcpy(mac, full, FABRIQ_CM_MAC_LEN);
 	memzero_explicit(full, sizeof(full));

@@ -779,11 +779,29 @@ void fq_sge_unmap(struct ib_device *dev, enum dma_data_direction dir, const stru
 
 /* cm_auth.c */
 /**
+ * struct fq_wire_params - what every rank of a communicator must run
+ * alike, or they cut a call into other messages or pick another schedule
+ * for it; the handshake carries and checks it (cm.c)
+ * @chunk: bytes per message
+ * @small_bytes: AUTO's switch to the bandwidth-bound schedules
+ * @channels: data channels per peer
+ * @algo: the communicator's enum fabriq_algo
+ */
+struct fq_wire_params {
+	u32 chunk;
+	u32 small_bytes;
+	u8 channels;
+	u8 algo;
+};
+
+/**
  * struct fq_auth_hs - one connection's handshake, as its MACs cover it
  * @reply: the accept (else the connect request)
  * @initiator: the connecting rank; @acceptor: the listening rank
  * @chan: the channel
  * @req_qpn: the connecting side's QP number; @rep_qpn: the listener's
+ * @params: the data path the request says the connecting rank runs (in
+ *	an accept: the listener's, which is the same)
  */
 struct fq_auth_hs {
 	bool reply;
@@ -792,6 +810,7 @@ struct fq_auth_hs {
 	u32 chan;
 	u32 req_qpn;
 	u32 rep_qpn;
+	struct fq_wire_params params;
 };
 
 int fq_auth_set_key(struct fq_comm *comm, u64 ukey, u32 len);

@@ -58,11 +58,6 @@
 
 static struct dentry *fq_dbg_comms;
 
-static const char *const fq_algo_names[] = {
-	[FABRIQ_ALGO_AUTO] = "auto", [FABRIQ_ALGO_RING] = "ring", [FABRIQ_ALGO_RD] = "rd",
-	[FABRIQ_ALGO_TREE] = "tree", [FABRIQ_ALGO_DIRECT] = "direct",
-};
-
 static int fq_comm_summary_show(struct seq_file *s, void *unused)
 {
 	struct fq_comm *comm = s->private;
@@ -74,7 +69,7 @@ static int fq_comm_summary_show(struct seq_file *s, void *unused)
 		   dev_name(&comm->ibdev->dev) : "-");
 	seq_printf(s, "address %pISpc\n", &comm->addrs[comm->rank]);
 	seq_printf(s, "algo %s\nsmall_bytes %llu\nchunk_bytes %u\nchannels %u\n",
-		   fq_algo_names[comm->algo], comm->small_bytes, comm->chunk, comm->nch);
+		   fq_algo_name(comm->algo), comm->small_bytes, comm->chunk, comm->nch);
 	seq_printf(s, "qps %u\n", comm->hw_gone ? 0 : (comm->nranks - 1) * comm->nch);
 	seq_printf(s, "cqs %u\ncq_entries %u\n", comm->ncq, comm->cq_entries);
 	seq_printf(s, "reduce_isa %s\nbusy_poll_device %s\n", fq_reduce_isa(),

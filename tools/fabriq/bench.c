@@ -506,6 +506,9 @@ static long bench_rank(struct bench *b)
 	if (err) {
 		fprintf(stderr, "%s: bench: rank %u: cannot join the communicator: %s\n", prog,
 			b->rank, strerror(-err));
+		if (err == -EBADE)
+			fprintf(stderr, "%s: bench: every rank must be given the same --algo, --chunk and --channels; the kernel log names both ranks' values\n",
+				prog);
 		return err;
 	}
 	if (b->rank == 0 && !out_is_json())

@@ -46,7 +46,8 @@ void fabriq_comm_opts_default(struct fabriq_comm_opts *o);
  * fabriq_comm_init() fails with -ENOKEY; with a key the peers do not
  * share, with -EKEYREJECTED; connecting to a peer whose fabriq (wire
  * version 4 or later) speaks another version of the connect handshake,
- * with -EPROTONOSUPPORT.
+ * with -EPROTONOSUPPORT; with a peer given another algo, chunk_bytes,
+ * channels or small_bytes (every rank must give the same), with -EBADE.
  */
 int fabriq_key_generate(uint8_t *key, size_t len);
 int fabriq_key_parse(const char *hex, uint8_t *key, size_t max);	/* bytes or -EINVAL */

@@ -16,25 +16,37 @@
 /*
  * 3: a control connection per pair; 4: struct fabriq_status of 64 bytes
  * (slow_rank, slow_ratio, slow_links); 5: read requests (struct
- * fabriq_rts) on the data connections.  Since version 2 the request
- * starts with version and rank and has comm_id at byte 16, so a listener
- * (of version 4 or later) refuses a request of another version for its
- * communicator with a reason (FABRIQ_CM_REJ_VERSION) instead of in
- * silence.
+ * fabriq_rts) on the data connections; 6: the request carries the
+ * communicator's data path parameters, which every rank must share, and
+ * a listener refuses other ones (FABRIQ_CM_REJ_PARAMS).  Since version 2
+ * the request starts with version and rank and has comm_id at byte 16, so
+ * a listener (of version 4 or later) refuses a request of another version
+ * for its communicator with a reason (FABRIQ_CM_REJ_VERSION) instead of
+ * in silence.
  */
-#define FABRIQ_CM_VERSION	5
+#define FABRIQ_CM_VERSION	6
 #define FABRIQ_CM_MAC_LEN	24	/* HMAC-SHA256 over the handshake, truncated */
 
-/* the connect request: who the connecting rank says it is, and the proof */
+/*
+ * The connect request: who the connecting rank says it is, the data path
+ * it runs (what struct fabriq_comm_init gave it: every rank must cut a
+ * call into the same messages and pick the same schedule for it), and the
+ * proof, which covers all of it.
+ */
 struct fabriq_cm_req {
 	__be32 version;			/* FABRIQ_CM_VERSION */
 	__be32 rank;			/* the connecting rank */
 	__be32 nranks;
-	__be32 chan;			/* the channel this connection is, or
+	__u8 chan;			/* the channel this connection is, or
 					 * FABRIQ_CM_CHAN_CONTROL
 					 */
+	__u8 channels;			/* its data channels per peer */
+	__u8 algo;			/* its enum fabriq_algo */
+	__u8 reserved;			/* 0 */
 	__be64 comm_id;
 	__u8 mac[FABRIQ_CM_MAC_LEN];
+	__be32 chunk;			/* its chunk_bytes */
+	__be32 small_bytes;		/* its small_bytes */
 };
 
 /* the accept: the listener proves the key too */
@@ -50,7 +62,7 @@ struct fabriq_cm_rep {
  * whatever its data connections do, so a peer that falls silent is dead
  * and a stuck job's ranks can tell whom they wait on.
  */
-#define FABRIQ_CM_CHAN_CONTROL	0xffffffffU
+#define FABRIQ_CM_CHAN_CONTROL	0xff
 
 #define FABRIQ_STATUS_MAGIC	0x46515354	/* "FQST" */
 #define FABRIQ_STATUS_NO_RANK	0xffffffffU
@@ -104,6 +116,10 @@ struct fabriq_status {
 #define FABRIQ_CM_REJ_VERSION	2		/* another version: @version is
 						 * the listener's
 						 */
+#define FABRIQ_CM_REJ_PARAMS	3		/* a key holder that runs other
+						 * data path parameters: the
+						 * listener's follow @version
+						 */
 
 struct fabriq_cm_rej {
 	__be32 magic;
@@ -111,6 +127,12 @@ struct fabriq_cm_rej {
 	__be32 version;			/* the listener's FABRIQ_CM_VERSION
 					 * (from version 4 on)
 					 */
+	/* from version 6 on: the listener's data path, as in the request */
+	__be32 chunk;
+	__be32 small_bytes;
+	__u8 channels;
+	__u8 algo;
+	__u8 reserved[2];
 };
 
 /*
