@@ -661,6 +661,22 @@ static void pipe_run(struct rank *R, uint32_t n)
 
 static uint64_t val(int r, uint64_t i) { return (uint64_t)r * 0x9e3779b97f4a7c15ULL + i * 7919 + 1; }
 
+/*
+ * The channel a run plays (fq_chan_view()): its ranks' buffers are the
+ * channel's, and element i of them is element G(i) of the call's, whose
+ * values the inputs hold and the results are checked against.  The
+ * identity unless run_sliced() says otherwise.  Worked out here from the
+ * slice, not with fq_view_off(), which run_sliced() checks against it.
+ */
+static struct fq_view view;
+
+static uint64_t G(uint64_t i)
+{
+	uint64_t per = view.slen / 8;	/* a block of the channel's buffer */
+
+	return per ? i / per * (view.stride / 8) + view.base / 8 + i % per : i;
+}
+
 /* returns number of wrong elements */
 /*
  * The engine's two ways to start (coll.c fq_op_prepare): @fused, the work
@@ -682,7 +698,7 @@ static void start(struct rank *R, uint32_t coll, uint32_t r, uint32_t root, uint
 	/* what the engine puts in the work buffer before step 0 */
 	if (coll == FABRIQ_COLL_ALLGATHER && !fused)
 		for (i = 0; i < count; i++) {
-			uint64_t v = val(r, i);
+			uint64_t v = val(r, G(i));
 
 			memcpy(R->work + 8 * (r * count + i), &v, 8);
 		}
@@ -730,7 +746,7 @@ static long run(uint32_t coll, uint32_t algo, uint32_t n, uint32_t root, uint64_
 		R[r].work = calloc(wlen + 1, 8);
 		R[r].src = calloc(wlen + 1, 8);
 		for (i = 0; i < wlen; i++) {
-			uint64_t v = val(r, i);
+			uint64_t v = val(r, G(i));
 
 			memcpy(R[r].src + 8 * i, &v, 8);
 		}
@@ -762,27 +778,27 @@ static long run(uint32_t coll, uint32_t algo, uint32_t n, uint32_t root, uint64_
 			switch (coll) {
 			case FABRIQ_COLL_ALLREDUCE:
 				for (f = 0; f < n; f++)
-					want += val(f, i);
+					want += val(f, G(i));
 				break;
 			case FABRIQ_COLL_REDUCE:
 				check = r == root;
 				for (f = 0; f < n; f++)
-					want += val(f, i);
+					want += val(f, G(i));
 				break;
 			case FABRIQ_COLL_REDUCESCATTER:
 				check = i / count == r;
 				for (f = 0; f < n; f++)
-					want += val(f, i);
+					want += val(f, G(i));
 				break;
 			case FABRIQ_COLL_ALLGATHER:
-				want = val(i / count, i % count);
+				want = val(i / count, G(i % count));
 				break;
 			case FABRIQ_COLL_BROADCAST:
-				want = val(root, i);
+				want = val(root, G(i));
 				break;
 			case FABRIQ_COLL_ALLTOALL:
 				/* block f of rank r = block r of rank f */
-				want = val(i / count, r * count + i % count);
+				want = val(i / count, G(r * count + i % count));
 				break;
 			default:
 				check = 0;
@@ -796,6 +812,76 @@ static long run(uint32_t coll, uint32_t algo, uint32_t n, uint32_t root, uint64_
 		free(R[r].work);
 		free(R[r].src);
 	}
+	return wrong;
+}
+
+#define SLICE_CHUNK	4096	/* the communicator's chunk in run_sliced() */
+
+/*
+ * A call of @count 8-byte elements cut over @nch channels as the engine
+ * cuts it (fq_chan_active(), fq_chan_view()): the slices must tile every
+ * block, no transfer of a channel's schedule may cross one of its blocks
+ * (the real bytes would not be contiguous), and each channel's run, on
+ * its slice alone, must produce the call's results there.  Returns the
+ * wrong elements, or -1 for a bad cut or a deadlock.
+ */
+static long run_sliced(uint32_t coll, uint32_t algo, uint32_t n, uint32_t root, uint64_t count,
+		       uint32_t nch, enum mode mode, uint32_t *nact_out)
+{
+	uint64_t blk = 8 * count, next = 0, e;
+	uint32_t nact = fq_chan_active(coll, blk, SLICE_CHUNK, nch), c, r, k;
+	uint32_t blocks = (coll == FABRIQ_COLL_ALLGATHER || coll == FABRIQ_COLL_REDUCESCATTER ||
+			   coll == FABRIQ_COLL_ALLTOALL) ? n : 1;
+	struct fq_step st;
+	struct fq_sched s;
+	long wrong = 0, w;
+	unsigned int i;
+
+	*nact_out = nact;
+	if (nact < 1 || nact > nch || (nact > 1 && blk < 2 * SLICE_CHUNK))
+		return -1;
+	for (c = 0; c < nact && wrong >= 0; c++) {
+		view = fq_chan_view(blk, nact, c);
+		/* the slices tile the block, each whole elements */
+		if (view.base != next || view.stride != blk || view.slen % 8 ||
+		    (nact > 1 && !view.slen) || (c == nact - 1 && next + view.slen != blk)) {
+			printf("# count %llu over %u channels: slice %u is [%llu, +%llu)\n",
+			       (unsigned long long)count, nact, c, (unsigned long long)view.base,
+			       (unsigned long long)view.slen);
+			wrong = -1;
+			break;
+		}
+		next += view.slen;
+		/* the kernel's map of the channel's offsets, byte by byte of each element */
+		for (e = 0; e < blocks * (view.slen / 8); e++)
+			if (fq_view_off(&view, 8 * e) != 8 * G(e) ||
+			    fq_view_off(&view, 8 * e + 7) != 8 * G(e) + 7) {
+				printf("# count %llu, slice %u of %u: element %llu maps to byte %llu\n",
+				       (unsigned long long)count, c, nact, (unsigned long long)e,
+				       (unsigned long long)fq_view_off(&view, 8 * e));
+				wrong = -1;
+				break;
+			}
+		for (r = 0; r < n; r++) {
+			s = (struct fq_sched){ coll, algo, n, r, root, view.slen / 8, 8 };
+			for (k = 0; fq_sched_step(&s, k, &st); k++)
+				for (i = 0; i < st.n; i++)
+					if (st.x[i].len && view.slen &&
+					    st.x[i].off / view.slen !=
+					    (st.x[i].off + st.x[i].len - 1) / view.slen) {
+						printf("# rank %u step %u: [%llu, +%llu) crosses a block of %llu\n",
+						       r, k, (unsigned long long)st.x[i].off,
+						       (unsigned long long)st.x[i].len,
+						       (unsigned long long)view.slen);
+						wrong = -1;
+					}
+		}
+		if (wrong < 0)
+			break;
+		w = run(coll, algo, n, root, view.slen / 8, mode);
+		wrong = w < 0 ? -1 : wrong + w;
+	}
+	view = (struct fq_view){ 0 };
 	return wrong;
 }
 
@@ -892,7 +978,7 @@ int main(void)
 	};
 
 	srand(7);
-	printf("TAP version 13\n1..%d\n", 4 * ncase + 2);
+	printf("TAP version 13\n1..%d\n", 5 * ncase + 2);
 	for (c = 0; c < 4 * ncase; c++) {
 		enum mode mode = c / ncase;
 		int k = c % ncase;
@@ -918,6 +1004,30 @@ int main(void)
 				}
 		printf("%s %d %s%s (%ld runs, %ld bad)\n", bad ? "not ok" : "ok", ++t,
 		       cases[k].name, how[mode], runs, bad);
+		fails += !!bad;
+	}
+	/* cut over 1 to 4 channels, fused: each channel a window of its own */
+	for (c = 0; c < ncase; c++) {
+		static const uint64_t big[] = { 1023, 1024, 1027, 3000, 5005 };
+		static const uint32_t ns[] = { 1, 2, 3, 4, 5, 8 };
+		long bad = 0, runs = 0, w;
+		uint32_t root, ch, nact, most = 1;
+		unsigned int ni, ci;
+
+		for (ni = 0; ni < sizeof(ns) / sizeof(ns[0]); ni++)
+			for (root = 0; root < ns[ni]; root += max(ns[ni] - 1, 1U))
+				for (ci = 0; ci < sizeof(big) / sizeof(big[0]); ci++)
+					for (ch = 1; ch <= FABRIQ_MAX_CHANNELS; ch++) {
+						w = run_sliced(cases[c].coll, cases[c].algo, ns[ni], root,
+							       big[ci], ch, FUSED, &nact);
+						runs++;
+						most = max(most, nact);
+						if (w && bad++ < 3)
+							printf("# n=%u root=%u count=%llu channels %u: %ld wrong\n",
+							       ns[ni], root, (unsigned long long)big[ci], ch, w);
+					}
+		printf("%s %d %s%s, cut over 1 to %u channels (%ld runs, %ld bad)\n",
+		       bad ? "not ok" : "ok", ++t, cases[c].name, how[FUSED], most, runs, bad);
 		fails += !!bad;
 	}
 	{

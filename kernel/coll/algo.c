@@ -6,6 +6,9 @@
  */
 #include <linux/errno.h>
 #include <linux/fabriq.h>
+#ifdef __KERNEL__
+#include <linux/minmax.h>
+#endif
 
 #include "algo.h"
 
@@ -121,6 +124,47 @@ void fq_step_send(struct fq_step *st, u8 buf, u32 peer, u64 off, u64 len, u8 int
 {
 	fq_step_add(st, FQ_X_SEND, buf, peer, off, len);
 	st->x[st->n - 1].into = into;
+}
+
+/**
+ * fq_chan_active() - how many channels a call runs on
+ * @coll: enum fabriq_coll_type
+ * @blk: the call's bytes per block (count x element size)
+ * @chunk: the communicator's bytes per message
+ * @nch: its channels
+ *
+ * Each active channel gets a chunk or more of every block, so a call of
+ * less than two chunks (every small call) runs on one, as a barrier does.
+ *
+ * Return: 1 to @nch.
+ */
+u32 fq_chan_active(u32 coll, u64 blk, u32 chunk, u32 nch)
+{
+	if (coll == FABRIQ_COLL_BARRIER || !chunk || blk < 2 * (u64)chunk)
+		return 1;
+	return min_t(u64, max(nch, 1U), blk / chunk);
+}
+
+/**
+ * fq_chan_view() - the slice of channel @c of @nact
+ * @blk: the call's bytes per block
+ * @nact: fq_chan_active()'s answer for the call
+ * @c: 0 to @nact - 1
+ *
+ * Return: the view whose schedule sees blocks of the slice's length;
+ * channel 0 of 1 sees the whole call (the identity).
+ */
+struct fq_view fq_chan_view(u64 blk, u32 nact, u32 c)
+{
+	u64 grains = blk / FQ_SLICE_GRAIN, lo, len;
+
+	if (nact <= 1)
+		return (struct fq_view){ .base = 0, .slen = blk, .stride = blk };
+	fq_seg(grains, nact, c, &lo, &len);
+	len *= FQ_SLICE_GRAIN;
+	if (c == nact - 1)
+		len += blk % FQ_SLICE_GRAIN;
+	return (struct fq_view){ .base = lo * FQ_SLICE_GRAIN, .slen = len, .stride = blk };
 }
 
 /*

@@ -83,8 +83,44 @@ struct fq_sched {
 	u32 esize;
 };
 
+/*
+ * Channels (NCCL's per-channel parts): a call large enough is cut into a
+ * slice per active channel, a contiguous range of every block, and each
+ * channel runs the whole schedule on its slice alone, over its own
+ * connections.  Its schedule sees a buffer of 1 or nranks blocks of the
+ * slice's length; struct fq_view maps that buffer's offsets to the real
+ * one's.  Slices are whole grains, so a slice is whole elements of every
+ * type; the last takes what is left over.  Every rank must compute the
+ * same slices: they depend only on the call, the chunk and the channels,
+ * which the handshake checks ranks agree on (cm.c).
+ */
+#define FQ_SLICE_GRAIN	4096	/* bytes; a multiple of every element size */
+
+/**
+ * struct fq_view - where a channel's slice of a call lies
+ * @base: the slice's start in each block, in bytes
+ * @slen: its length: the length of a block as the channel's schedule
+ *	sees it
+ * @stride: a block's real length
+ */
+struct fq_view {
+	u64 base;
+	u64 slen;
+	u64 stride;
+};
+
+/* The real offset of offset @off of a channel's buffer. */
+static inline u64 fq_view_off(const struct fq_view *v, u64 off)
+{
+	if (!v->slen)
+		return off;
+	return off / v->slen * v->stride + v->base + off % v->slen;
+}
+
 /* algo.c */
 const char *fq_algo_name(u32 algo);
+u32 fq_chan_active(u32 coll, u64 blk, u32 chunk, u32 nch);
+struct fq_view fq_chan_view(u64 blk, u32 nact, u32 c);
 int fq_sched_pick(u32 coll, u32 forced, u32 preferred, u64 bytes, u64 small_bytes,
 		  u32 nranks);
 int fq_sched_step(const struct fq_sched *s, u32 k, struct fq_step *st);
