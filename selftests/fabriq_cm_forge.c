@@ -10,6 +10,8 @@
  *   refused: version N  refused for speaking another version (N: the
  *                       listener's)
  *   refused: params     refused for another data path (chunk, channels...)
+ *   ..., with its data path   the refusal told the listener's data path,
+ *                       which only a key holder may learn
  *   refused             refused without a reason
  *   established         accepted (the attack worked)
  *   unreachable         no answer
@@ -95,11 +97,24 @@ static void forge_mac(unsigned char *mac)
 		close(fd);
 }
 
+/*
+ * Does a refusal tell the listener's data path?  Only a key holder may
+ * learn it, and the forge holds no key.
+ */
+static int tells_data_path(const struct rdma_cm_event *ev)
+{
+	const struct fabriq_cm_rej *rej = ev->param.conn.private_data;
+
+	return ev->param.conn.private_data_len >= sizeof(*rej) &&
+	       (rej->chunk || rej->small_bytes || rej->channels || rej->algo);
+}
+
 /* What the listener's answer was. */
 static const char *answer(struct rdma_cm_event *ev)
 {
-	static char said[32];
+	static char said[64];
 	const struct fabriq_cm_rej *rej = ev->param.conn.private_data;
+	const char *leak = tells_data_path(ev) ? ", with its data path" : "";
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
@@ -109,14 +124,17 @@ static const char *answer(struct rdma_cm_event *ev)
 		if (!rej || ev->param.conn.private_data_len < 8 ||
 		    ntohl(rej->magic) != FABRIQ_CM_REJ_MAGIC)
 			return "refused";
-		if (ntohl(rej->reason) == FABRIQ_CM_REJ_KEY)
-			return "refused: key";
+		if (ntohl(rej->reason) == FABRIQ_CM_REJ_KEY) {
+			snprintf(said, sizeof(said), "refused: key%s", leak);
+			return said;
+		}
 		if (ntohl(rej->reason) == FABRIQ_CM_REJ_PARAMS)
 			return "refused: params";
 		if (ntohl(rej->reason) == FABRIQ_CM_REJ_VERSION &&
 		    ev->param.conn.private_data_len >=
 		    offsetof(struct fabriq_cm_rej, version) + sizeof(rej->version)) {
-			snprintf(said, sizeof(said), "refused: version %u", ntohl(rej->version));
+			snprintf(said, sizeof(said), "refused: version %u%s", ntohl(rej->version),
+				 leak);
 			return said;
 		}
 		return "refused";

@@ -28,15 +28,17 @@ for n in 1 2 3 4 5 8; do
 	fq_run_sub "$n rank(s), every collective x type x op" "$here/fabriq_coll" --ranks "$n"
 done
 fq_run_sub "4 ranks, 1 MiB+3 and 16 MiB" "$here/fabriq_coll" --ranks 4 --big
+mark=$(fq_console_mark)
 fq_run_sub "bad input, timeouts, signal, killed rank" "$here/fabriq_coll_bad"
 # its rank 1 with 1 channel against rank 0's 2 (communicator b0de0): both
 # ranks' kernel logs name both data paths
+bad_log=$(dmesg | sed -n "/$mark/,\$p")
 check_match "a rank that runs another data path: the listener's kernel log names both" \
 	"communicator b0de0 rank 0: rank 1 \\(198\\.19\\.0\\.2\\) runs chunk_bytes 65536 small_bytes [0-9]+ channels 1 algo auto, this rank chunk_bytes 65536 small_bytes [0-9]+ channels 2 algo auto" \
-	"$(dmesg)"
+	"$bad_log"
 check_match "... and so does the refused rank's" \
 	"communicator b0de0 rank 1: rank 0 \\(198\\.19\\.0\\.1\\) runs chunk_bytes 65536 small_bytes [0-9]+ channels 2 algo auto, this rank chunk_bytes 65536 small_bytes [0-9]+ channels 1 algo auto" \
-	"$(dmesg)"
+	"$bad_log"
 # two ranks x two buffers x two 2 MiB hugetlb pages
 hugepages=$(sysctl -n vm.nr_hugepages)
 sysctl -qw vm.nr_hugepages=16

@@ -47,9 +47,10 @@ for i in $(seq 40); do
 	flood+=($!)
 done
 wait "${flood[@]}"
-# rank 1's address, the right id, a forged MAC: refused, and told why
+# rank 1's address, the right id, a forged MAC: refused, and told why,
+# but not the listener's data path (the forge says so if it is told)
 forge() { "$here/fabriq_cm_forge" "$@" 2>&1; }
-check_eq "a handshake with a forged MAC is refused for its key" "refused: key" \
+check_eq "a handshake with a forged MAC is refused for its key, and not told the data path" "refused: key" \
 	"$(forge "$B" "$A" $port $id 1 2)"
 check_eq "a handshake of another version from rank 1's address is refused, and told which version rank 0 speaks" \
 	"refused: version $wire" "$(forge "$B" "$A" $port $id 1 2 version 1)"

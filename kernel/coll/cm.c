@@ -1331,25 +1331,28 @@ static int fq_cm_accept(struct fq_comm *comm, struct rdma_cm_id *id, struct rdma
 		id->context = comm;
 	}
 out:
+	/* a key holder that runs another data path can never join: nor can we */
+	if (rej_reason == FABRIQ_CM_REJ_PARAMS)
+		fq_comm_fail(comm, -EBADE);
 	mutex_unlock(&comm->setup_lock);
 	if (err && rej_reason) {
-		ours = fq_comm_params(comm);
 		rej = (struct fabriq_cm_rej){
 			.magic = cpu_to_be32(FABRIQ_CM_REJ_MAGIC),
 			.reason = cpu_to_be32(rej_reason),
 			.version = cpu_to_be32(FABRIQ_CM_VERSION),
-			.chunk = cpu_to_be32(ours.chunk),
-			.small_bytes = cpu_to_be32(ours.small_bytes),
-			.channels = ours.channels,
-			.algo = ours.algo,
 		};
+		/* our data path only to a key holder: it proved the key */
+		if (rej_reason == FABRIQ_CM_REJ_PARAMS) {
+			ours = fq_comm_params(comm);
+			rej.chunk = cpu_to_be32(ours.chunk);
+			rej.small_bytes = cpu_to_be32(ours.small_bytes);
+			rej.channels = ours.channels;
+			rej.algo = ours.algo;
+		}
 		rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
 	} else if (err) {
 		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
 	}
-	/* a key holder that runs another data path can never join: nor can we */
-	if (err && rej_reason == FABRIQ_CM_REJ_PARAMS)
-		fq_comm_fail(comm, -EBADE);
 	return err;
 }
 
