@@ -193,16 +193,26 @@ verdict() {
 
 # host_state H: for a host whose bench did not finish, the last line its
 # job printed and the first problem its kernel's console shows, if any
-# (a guest that panics, on a WARN or a hung task, leaves the fabric)
+# (a guest that panics, on a WARN or a hung task, leaves the fabric),
+# with the report's task, RIP, RSP and first functions of its call trace,
+# so that a one-line summary still says where it happened
 host_state() {
-	local dir=$FABRIQ_FABRIC_DIR/host$1 last problem
+	local dir=$FABRIQ_FABRIC_DIR/host$1 last problem where
 	last=$(grep -v '^[[:space:]]*$' "$dir/output.log" 2>/dev/null | tail -n 1)
 	if [ -r "$dir/console.log" ]; then
 		problem=$(grep -Em1 "$FQ_CONSOLE_PROBLEMS" "$dir/console.log")
+		where=$(awk -v re="$FQ_CONSOLE_PROBLEMS" '
+			!on && $0 ~ re { on = 1; next }
+			on && (/ Comm: / || /RIP: / || /RSP: /) { sub(/^\[[^]]*\] /, ""); out = out " | " $0 }
+			on && /Call Trace:/ { trace = 1; next }
+			on && trace && n < 6 && / [a-z_0-9.]+\+0x/ {
+				sub(/^\[[^]]*\] +/, ""); out = out " | " $0; n++ }
+			on && (/---\[ end trace/ || /Kernel panic/) { exit }
+			END { print out }' "$dir/console.log")
 	else
 		problem="not readable here"
 	fi
-	echo "its job last said '${last:-nothing}', its console: ${problem:-no problem}"
+	echo "its job last said '${last:-nothing}', its console: ${problem:-no problem}${where}"
 }
 
 if [ "$me" != 0 ]; then		# serve host 0: the same collectives, then wait
