@@ -8,7 +8,9 @@
  * count x root x in-place x forced schedule, each result compared bit for
  * bit with a reference the rank computes itself from the known inputs of
  * every rank.  Then async depth 16, two communicators at once, and (with
- * --big) the large sizes.  One KTAP line per group of cases; failures
+ * --big) the large sizes.  --channels and --chunk set the first
+ * communicator's: with 4 channels and 4 KiB chunks, a call of two chunks
+ * per block or more runs on a slice per channel.  One KTAP line per group of cases; failures
  * name the case, the rank and the error.
  */
 #define _GNU_SOURCE
@@ -45,6 +47,7 @@ static const char *addrs[MAXR];
 static char addr_store[MAXR][64];
 static uint16_t port = 18700;
 static int big;
+static uint32_t channels, chunk_bytes;	/* the main communicator's; 0: the defaults */
 
 static int group(const char *name)
 {
@@ -292,6 +295,10 @@ static int child(uint32_t rank)
 
 	fabriq_comm_opts_default(&o);
 	o.connect_timeout_ms = 20000;
+	if (channels)
+		o.channels = channels;
+	if (chunk_bytes)
+		o.chunk_bytes = chunk_bytes;
 	err = fabriq_comm_init(&comm, 0xfab1, nranks, rank, addrs, port, &o);
 	if (err) {
 		for (i = 0; i < ncases + 2; i++)
@@ -318,8 +325,13 @@ int main(int argc, char **argv)
 			port = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--big"))
 			big = 1;
+		else if (!strcmp(argv[i], "--channels") && i + 1 < argc)
+			channels = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--chunk") && i + 1 < argc)
+			chunk_bytes = atoi(argv[++i]);
 		else {
-			fprintf(stderr, "usage: %s [--ranks N] [--port P] [--big]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--ranks N] [--port P] [--big] [--channels C] [--chunk BYTES]\n",
+				argv[0]);
 			return 2;
 		}
 	}

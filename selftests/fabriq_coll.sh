@@ -16,7 +16,7 @@
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 50
+ktap_plan 51
 fq_require jq sysctl pkill tcpdump
 fq_load_fabriq || ktap_bail "cannot load fabriq"
 fq_ranks_up 8 || ktap_bail "cannot set up 8 local ranks"
@@ -28,6 +28,12 @@ for n in 1 2 3 4 5 8; do
 	fq_run_sub "$n rank(s), every collective x type x op" "$here/fabriq_coll" --ranks "$n"
 done
 fq_run_sub "4 ranks, 1 MiB+3 and 16 MiB" "$here/fabriq_coll" --ranks 4 --big
+# With 4 channels of 4 KiB chunks, every call of two chunks per block or
+# more (most cases: every type at 4096 elements but int8, the odd sizes,
+# in place, overlapping, forced schedules) is cut into a slice per
+# channel, each running the schedule over its own connections (coll.c)
+fq_run_sub "3 ranks, 4 channels, 4 KiB chunks: calls cut into a slice per channel" \
+	"$here/fabriq_coll" --ranks 3 --channels 4 --chunk 4096
 mark=$(fq_console_mark)
 fq_run_sub "bad input, timeouts, signal, killed rank" "$here/fabriq_coll_bad"
 # its rank 1 with 1 channel against rank 0's 2 (communicator b0de0): both

@@ -235,7 +235,9 @@ static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 /*
  * Messages @msg to @msg + @n - 1 of a transfer are done.  The prefix is
  * written last, and not read again: once the engine sees the transfer
- * done it may free the call @ack is in.  Context: comm->ack_lock held.
+ * done it may free the call @ack is in.  Context: the lock of the
+ * connection the transfer's messages go on held (a transfer is a
+ * channel's, coll.c: all its messages go on one connection).
  */
 static void fq_ack_mark(struct fq_ack *ack, u64 msg, u32 n)
 {
@@ -254,16 +256,17 @@ static void fq_ack_mark(struct fq_ack *ack, u64 msg, u32 n)
 }
 
 /**
- * fq_cm_placed() - message @msg of a receive is in place
- * @comm: the communicator
- * @ack: the receive's
+ * fq_cm_placed() - message @msg of a transfer on @conn is done with
+ * (placed, or its bytes copied out to be sent)
+ * @conn: the connection its messages go on
+ * @ack: the transfer's
  * @msg: the message's index in it
  */
-void fq_cm_placed(struct fq_comm *comm, struct fq_ack *ack, u64 msg)
+void fq_cm_placed(struct fq_conn *conn, struct fq_ack *ack, u64 msg)
 {
-	spin_lock_bh(&comm->ack_lock);
+	spin_lock_bh(conn->lock);
 	fq_ack_mark(ack, msg, 1);
-	spin_unlock_bh(&comm->ack_lock);
+	spin_unlock_bh(conn->lock);
 }
 
 /* A data send completed; its completion was seen at @now.  Context: @conn's lock held. */
@@ -346,11 +349,8 @@ static bool fq_tx_retire(struct fq_conn *conn, enum ib_wc_status status, u64 now
 		wakes = true;
 		break;
 	}
-	if (ent->ack && ok) {
-		spin_lock(&comm->ack_lock);
+	if (ent->ack && ok)
 		fq_ack_mark(ent->ack, ent->msg, ent->nmsg);
-		spin_unlock(&comm->ack_lock);
-	}
 	ent->ack = NULL;
 	ent->mr = NULL;
 	conn->tx_tail++;
@@ -643,7 +643,7 @@ int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, const struct fq_
 		ent->wr.num_sge = 1;
 	}
 	if (!zc)
-		fq_cm_placed(comm, ack, msg);
+		fq_cm_placed(conn, ack, msg);
 	if (err)
 		fq_tx_unwind(conn, ent, err);
 	return err;

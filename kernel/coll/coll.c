@@ -10,10 +10,14 @@
  * workqueue's pool does).  A synchronous call that finds nothing queued runs in the
  * caller's own context instead (two thread switches fewer per call);
  * run_lock keeps the two from running calls at the same time.
- * Every transfer is cut into chunk-sized messages and all of them are
- * kept moving at once, up to the credits, with two steps in flight: each
- * message is sent, or received and reduced or copied into place, as soon
- * as the bytes it touches are ready (pipe.c says when).
+ * A call of two chunks per block or more is cut into a slice per
+ * channel (algo.h), and each channel runs the whole schedule on its slice
+ * alone, over its own connections; the call ends when every channel's
+ * schedule has.  Within a channel every transfer is cut into chunk-sized
+ * messages and all of them are kept moving at once, up to the credits,
+ * with two steps in flight: each message is sent, or received and reduced
+ * or copied into place, as soon as the bytes it touches are ready (pipe.c
+ * says when).
  *
  * User buffers are pinned and mapped once and kept across calls
  * (regcache.c, umem.c); the engine reads and writes them in place and
@@ -49,26 +53,28 @@
 #define FQ_COPY_MAX_BYTES	SZ_64K
 
 /*
- * A call's operation: the communicator's preallocated one for a small
- * synchronous call (@small), unless another call holds it.
+ * A call's operation, on @nact channels: the communicator's preallocated
+ * one for a small synchronous call (@small, on one channel), unless
+ * another call holds it.
  */
-static struct fq_op *fq_op_alloc(struct fq_comm *comm, bool small)
+static struct fq_op *fq_op_alloc(struct fq_comm *comm, bool small, u32 nact)
 {
 	struct fq_small *sm = comm->small;
 	struct fq_op *op;
 
-	if (small && !test_and_set_bit_lock(0, &sm->busy)) {
-		op = &sm->op;
-		memset(op, 0, sizeof(*op));
+	if (small && nact == 1 && !test_and_set_bit_lock(0, &sm->busy)) {
+		op = sm->op;
+		memset(op, 0, struct_size(op, ch, 1));
 		op->small = true;
 		op->in.stage = sm->stage[0];
 		op->out.stage = sm->stage[1];
 		WRITE_ONCE(sm->calls, sm->calls + 1);
 	} else {
-		op = kzalloc(sizeof(*op), GFP_KERNEL_ACCOUNT);
+		op = kzalloc(struct_size(op, ch, nact), GFP_KERNEL_ACCOUNT);
 		if (!op)
 			return NULL;
 	}
+	op->nact = nact;
 	atomic_inc(&fq_objects.ops);
 	return op;
 }
@@ -229,10 +235,14 @@ static int fq_op_buffers(struct fq_comm *comm, struct fq_op *op, u64 blk, bool c
  * Where the input stands in the work buffer before step 0 (coll_fresh.c):
  * nothing is copied there.  An input that is the output's own bytes (in
  * place) is there already; one that partly overlaps it is read from the
- * copy fq_op_buffers() made room for.
+ * copy fq_op_buffers() made room for.  Each channel's schedule runs on
+ * its slice, and keeps its own account of which of its bytes stand for
+ * the input.
  */
 static void fq_op_prepare(struct fq_comm *comm, struct fq_op *op, u64 blk)
 {
+	struct fq_op_chan *oc;
+	u32 c;
 	const struct fabriq_coll *req = &op->req;
 	const void *src = op->in.ptr;
 	u32 r = comm->rank;
@@ -250,7 +260,15 @@ static void fq_op_prepare(struct fq_comm *comm, struct fq_op *op, u64 blk)
 	} else if (op->input != FQ_INPUT_APART) {
 		src = NULL;	/* in place, or no window */
 	}
-	fq_fresh_init(&op->fresh, op->work, src, lo, len);
+	for (c = 0; c < op->nact; c++) {
+		oc = &op->ch[c];
+		oc->chan = c;
+		oc->view = fq_chan_view(blk, op->nact, c);
+		oc->sched = op->sched;
+		oc->sched.count = oc->view.slen / op->sched.esize;
+		fq_fresh_window(&oc->sched, &lo, &len);
+		fq_fresh_init(&oc->fresh, op->work, src, lo, len, &oc->view);
+	}
 }
 
 /* What is left after the last step: the output's input bytes, the reduce-scatter's part, avg. */
@@ -258,10 +276,12 @@ static void fq_op_finish(struct fq_comm *comm, struct fq_op *op, u64 blk)
 {
 	const struct fabriq_coll *req = &op->req;
 	u32 es = fq_dtype_size(req->dtype);
+	struct fq_op_chan *oc;
 
 	if (!blk)
 		return;
-	fq_fresh_finish(&op->fresh, &op->sched, op->work == op->out.ptr);
+	for (oc = op->ch; oc < op->ch + op->nact; oc++)
+		fq_fresh_finish(&oc->fresh, &oc->sched, op->work == op->out.ptr);
 	if (req->coll == FABRIQ_COLL_REDUCESCATTER)
 		memcpy(op->out.ptr, op->work + comm->rank * blk, blk);
 	if (req->redop != FABRIQ_OP_AVG)
@@ -273,19 +293,24 @@ static void fq_op_finish(struct fq_comm *comm, struct fq_op *op, u64 blk)
 
 /* ---- the engine ---- */
 
-static void *fq_xbuf(struct fq_op *op, const struct fq_xfer *x)
+/*
+ * The bytes at offset @off of transfer @x's buffer, as channel @oc sees
+ * it, and after them the rest of @off's block (no transfer crosses one).
+ */
+static void *fq_xptr(const struct fq_op *op, const struct fq_op_chan *oc,
+		     const struct fq_xfer *x, u64 off)
 {
-	return x->buf == FQ_BUF_SRC ? op->src : op->work;
+	return (x->buf == FQ_BUF_SRC ? op->src : op->work) + fq_view_off(&oc->view, off);
 }
 
 /*
  * What the completions marked so far (sends done with, receives placed),
  * into the pipe's view of step @a (pipe.c).
  */
-static void fq_op_sync_freed(struct fq_op *op, u32 a)
+static void fq_op_sync_freed(struct fq_op_chan *oc, u32 a)
 {
-	struct fq_pipe_step *ps = fq_pipe_at(&op->pipe, a);
-	const struct fq_ack *acked = op->acked[fq_pipe_slot(&op->pipe, a)];
+	struct fq_pipe_step *ps = fq_pipe_at(&oc->pipe, a);
+	const struct fq_ack *acked = oc->acked[fq_pipe_slot(&oc->pipe, a)];
 	u32 i;
 
 	for (i = 0; i < ps->st.n; i++) {
@@ -301,12 +326,12 @@ static void fq_op_sync_freed(struct fq_op *op, u32 a)
  * was admitted or the step before it ended, whichever came later.  Data
  * that came while an earlier step still ran was not waited for.
  */
-static u64 fq_op_step_waited(struct fq_op *op, u32 a)
+static u64 fq_op_step_waited(struct fq_op_chan *oc, u32 a)
 {
 	if (a)
 		return 0;
-	return ktime_get_ns() - max(op->clock[fq_pipe_slot(&op->pipe, a)].admit_ns,
-				    op->last_done_ns);
+	return ktime_get_ns() - max(oc->clock[fq_pipe_slot(&oc->pipe, a)].admit_ns,
+				    oc->last_done_ns);
 }
 
 /*
@@ -341,13 +366,13 @@ static const struct fq_dmamap *fq_op_dmamap(struct fq_comm *comm, struct fq_op *
  * bytes a request lends (comm->rndv_max_bytes, which full chunks bound
  * before any is looked at).  @len: the first one's length, set to theirs.
  */
-static u32 fq_pump_rndv_span(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i,
+static u32 fq_pump_rndv_span(struct fq_comm *comm, struct fq_op_chan *oc, u32 a, u32 i,
 			     const struct fq_dmamap *map, const void *bytes, u32 *len)
 {
-	struct fq_pipe *p = &op->pipe;
+	struct fq_pipe *p = &oc->pipe;
 	struct fq_pipe_step *ps = fq_pipe_at(p, a);
 	const struct fq_xfer *x = &ps->st.x[i];
-	const struct fq_ack *ack = &op->acked[fq_pipe_slot(p, a)][i];
+	const struct fq_ack *ack = &oc->acked[fq_pipe_slot(p, a)][i];
 	/* the ack window is of messages, not requests; full chunks cap the bytes */
 	u32 window = FQ_ACK_WINDOW - (ps->xs[i].msgs - READ_ONCE(ack->prefix));
 	u32 chunks = max_t(u32, comm->rndv_max_bytes / p->chunk, 1);
@@ -370,31 +395,34 @@ static u32 fq_pump_rndv_span(struct fq_comm *comm, struct fq_op *op, u32 a, u32 
 	return n;
 }
 
-/* Send @i of the @a-th step in flight builds what it may, and posts it. */
-static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i, bool *progress)
+/*
+ * Send @i of the @a-th step in flight of @oc, a channel of @op, builds
+ * what it may, and posts it.
+ */
+static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, struct fq_op_chan *oc, u32 a,
+			u32 i, bool *progress)
 {
-	struct fq_pipe *p = &op->pipe;
+	struct fq_pipe *p = &oc->pipe;
 	struct fq_pipe_step *ps = fq_pipe_at(p, a);
 	const struct fq_xfer *x = &ps->st.x[i];
 	struct fq_xstate *xs = &ps->xs[i];
-	struct fq_ack *ack = &op->acked[fq_pipe_slot(p, a)][i];
+	struct fq_ack *ack = &oc->acked[fq_pipe_slot(p, a)][i];
 	struct fq_peer *peer = &comm->peers[x->peer];
-	const void *from = xs->input ? fq_fresh_src(&op->fresh, x->off) : fq_xbuf(op, x) + x->off;
+	const void *from = xs->input ? fq_fresh_src(&oc->fresh, x->off) :
+			   fq_xptr(op, oc, x, x->off);
 	/* only zero-copy sends read the buffer through the device */
 	const struct fq_dmamap *map = comm->zero_copy && x->len >= FQ_ZC_MIN_BYTES ?
 				      fq_op_dmamap(comm, op, from) : NULL;
-	struct fq_conn *conn;
+	struct fq_conn *conn = peer->ch[oc->chan];
 	int err = 0, post, rts;
 	const void *bytes;
-	u32 len, c, nmsg;
+	u32 len, nmsg;
 	u64 off;
 
 	/* read requests the peer read: their MRs invalidated, their sends freed */
-	for (c = 0; c < comm->nch; c++)
-		fq_rndv_release(peer->ch[c]);
+	fq_rndv_release(conn);
 	while (fq_pipe_send_ready(p, a, i) &&
 	       xs->msgs - READ_ONCE(ack->prefix) < FQ_ACK_WINDOW) {
-		conn = peer->ch[peer->send_seq % comm->nch];
 		if (fq_cm_closed(conn)) {
 			err = -ECONNRESET;
 			break;
@@ -406,7 +434,7 @@ static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i, bo
 		      fq_rndv_can_send(conn) : -EAGAIN;
 		if (!rts)
 			break;
-		nmsg = rts > 0 ? fq_pump_rndv_span(comm, op, a, i, map, bytes, &len) : 1;
+		nmsg = rts > 0 ? fq_pump_rndv_span(comm, oc, a, i, map, bytes, &len) : 1;
 		if (rts > 0)
 			err = fq_rndv_send(conn, x, bytes, len, map, ack, xs->msgs, nmsg);
 		else if (fq_cm_can_send(conn))
@@ -421,12 +449,9 @@ static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i, bo
 		xs->msgs += nmsg;
 		*progress = true;
 	}
-	/* what was built goes out, one chain per channel, error or not */
-	for (c = 0; c < comm->nch; c++) {
-		post = fq_cm_post(peer->ch[c]);
-		err = err ?: post;
-	}
-	return err;
+	/* what was built goes out, error or not */
+	post = fq_cm_post(conn);
+	return err ?: post;
 }
 
 /* The message from @peer is not the one the schedule expects: say what it was. */
@@ -469,29 +494,30 @@ static u32 fq_pump_rts_msgs(const struct fq_pipe *p, const struct fq_xfer *x, u6
 }
 
 /*
- * Receive @i of the @a-th step in flight places (copies or reduces) what
- * it may; a read request it reads into place, placed when the read is done.
+ * Receive @i of the @a-th step in flight of @oc, a channel of @op, places
+ * (copies or reduces) what it may; a read request it reads into place,
+ * placed when the read is done.
  */
-static int fq_pump_recv(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i, bool *progress)
+static int fq_pump_recv(struct fq_comm *comm, struct fq_op *op, struct fq_op_chan *oc, u32 a,
+			u32 i, bool *progress)
 {
-	struct fq_pipe *p = &op->pipe;
+	struct fq_pipe *p = &oc->pipe;
 	struct fq_pipe_step *ps = fq_pipe_at(p, a);
 	const struct fq_xfer *x = &ps->st.x[i];
 	struct fq_xstate *xs = &ps->xs[i];
-	struct fq_ack *ack = &op->acked[fq_pipe_slot(p, a)][i];
+	struct fq_ack *ack = &oc->acked[fq_pipe_slot(p, a)][i];
 	struct fq_peer *peer = &comm->peers[x->peer];
 	u32 op_eff = op->req.redop == FABRIQ_OP_AVG ? FABRIQ_OP_SUM : op->req.redop;
 	u32 es = fq_dtype_size(op->req.dtype);
-	struct fq_conn *conn;
-	u32 len, want, j;
+	struct fq_conn *conn = peer->ch[oc->chan];
 	void *data, *dst;
 	int err = 0, post;
 	bool rts, last;
+	u32 len, want;
 	u64 off;
 
 	while (fq_pipe_recv_ready(p, a, i) &&
 	       xs->issued - READ_ONCE(ack->prefix) < FQ_ACK_WINDOW) {
-		conn = peer->ch[peer->recv_seq % comm->nch];
 		if (fq_cm_peek(conn, &data, &len, &rts)) {
 			err = min(fq_cm_closed(conn), 0);
 			break;
@@ -506,7 +532,7 @@ static int fq_pump_recv(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i, bo
 			err = -EPROTO;
 			break;
 		}
-		dst = fq_xbuf(op, x) + off;
+		dst = fq_xptr(op, oc, x, off);
 		last = true;
 		if (rts) {
 			/* one read per message; the request is done with at its last */
@@ -525,10 +551,10 @@ static int fq_pump_recv(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i, bo
 				memcpy(dst, data, want);
 			else if (xs->input)	/* fused: the first reduction reads the input */
 				fq_reduce_to(op->req.dtype, op_eff, dst,
-					     fq_fresh_src(&op->fresh, off), data, want / es);
+					     fq_fresh_src(&oc->fresh, off), data, want / es);
 			else
 				fq_reduce(op->req.dtype, op_eff, dst, data, want / es);
-			fq_cm_placed(comm, ack, xs->issued);
+			fq_cm_placed(conn, ack, xs->issued);
 		}
 		if (last) {
 			err = fq_cm_consume(conn);
@@ -539,42 +565,42 @@ static int fq_pump_recv(struct fq_comm *comm, struct fq_op *op, u32 a, u32 i, bo
 		peer->rx_bytes += want;
 		xs->issued++;
 		*progress = true;
+		/* the channels wait at once: each counts its share */
 		if (xs->issued == xs->nmsg)
-			fq_stats_step_wait(comm, peer, ps->k, fq_op_step_waited(op, a), x->len);
+			fq_stats_step_wait(comm, peer, ps->k, fq_op_step_waited(oc, a) / op->nact,
+					   x->len);
 	}
 	xs->msgs = fq_ack_done(ack);
 	/* reads built go out; credits and FINs that could not go out before */
-	for (j = 0; j < comm->nch; j++) {
-		post = fq_cm_post(peer->ch[j]);
-		err = err ?: post;
-		post = fq_cm_return_credits(peer->ch[j], false);
-		err = err ?: post;
-	}
-	return err;
+	post = fq_cm_post(conn);
+	err = err ?: post;
+	post = fq_cm_return_credits(conn, false);
+	return err ?: post;
 }
 
 /*
  * The @a-th step in flight moved: the first time, note when, and whether
  * a step before it was still running then (the steps overlap).
  */
-static void fq_op_step_moved(struct fq_op *op, u32 a)
+static void fq_op_step_moved(struct fq_op_chan *oc, u32 a)
 {
-	struct fq_step_clock *clk = &op->clock[fq_pipe_slot(&op->pipe, a)];
+	struct fq_step_clock *clk = &oc->clock[fq_pipe_slot(&oc->pipe, a)];
 	u32 b;
 
 	if (clk->first_ns)
 		return;
 	clk->first_ns = ktime_get_ns();
 	for (b = 0; b < a && !clk->overlapped; b++) {
-		fq_op_sync_freed(op, b);
-		clk->overlapped = !fq_pipe_step_done(fq_pipe_at(&op->pipe, b));
+		fq_op_sync_freed(oc, b);
+		clk->overlapped = !fq_pipe_step_done(fq_pipe_at(&oc->pipe, b));
 	}
 }
 
-/* One pass over every step in flight.  Return: 0 or -errno. */
-static int fq_op_pass(struct fq_comm *comm, struct fq_op *op, bool *progress)
+/* One pass over every step in flight of @oc, a channel of @op.  Return: 0 or -errno. */
+static int fq_op_pass(struct fq_comm *comm, struct fq_op *op, struct fq_op_chan *oc,
+		      bool *progress)
 {
-	struct fq_pipe *p = &op->pipe;
+	struct fq_pipe *p = &oc->pipe;
 	struct fq_pipe_step *ps;
 	bool moved;
 	u32 a, i;
@@ -587,12 +613,13 @@ static int fq_op_pass(struct fq_comm *comm, struct fq_op *op, bool *progress)
 	for (a = 0; !err && a < p->n; a++) {
 		ps = fq_pipe_at(p, a);
 		moved = false;
-		fq_op_sync_freed(op, a);
+		fq_op_sync_freed(oc, a);
 		for (i = 0; !err && i < ps->st.n; i++)
-			err = ps->st.x[i].op == FQ_X_SEND ? fq_pump_send(comm, op, a, i, &moved) :
-			      fq_pump_recv(comm, op, a, i, &moved);
+			err = ps->st.x[i].op == FQ_X_SEND ?
+			      fq_pump_send(comm, op, oc, a, i, &moved) :
+			      fq_pump_recv(comm, op, oc, a, i, &moved);
 		if (moved) {
-			fq_op_step_moved(op, a);
+			fq_op_step_moved(oc, a);
 			*progress = true;
 		}
 	}
@@ -611,31 +638,31 @@ static void fq_run_moved(struct fq_comm *comm)
  * Retire the steps that are done, oldest first, and admit the next ones.
  * Return: true if a step was retired.
  */
-static bool fq_op_turn(struct fq_comm *comm, struct fq_op *op)
+static bool fq_op_turn(struct fq_comm *comm, struct fq_op_chan *oc)
 {
-	struct fq_pipe *p = &op->pipe;
+	struct fq_pipe *p = &oc->pipe;
 	struct fq_step_clock *clk;
 	bool retired = false;
 	u32 slot;
 
 	while (p->n) {
-		fq_op_sync_freed(op, 0);
+		fq_op_sync_freed(oc, 0);
 		if (!fq_pipe_step_done(fq_pipe_at(p, 0)))
 			break;
-		clk = &op->clock[fq_pipe_slot(p, 0)];
-		op->last_done_ns = ktime_get_ns();
-		fq_stats_step_done(comm, fq_pipe_at(p, 0)->k, clk, op->last_done_ns);
+		clk = &oc->clock[fq_pipe_slot(p, 0)];
+		oc->last_done_ns = ktime_get_ns();
+		fq_stats_step_done(comm, fq_pipe_at(p, 0)->k, clk, oc->last_done_ns);
 		fq_pipe_retire(p);
 		retired = true;
 	}
 	if (retired)
 		fq_run_moved(comm);
 	for (slot = fq_pipe_slot(p, p->n); fq_pipe_admit(p); slot = fq_pipe_slot(p, p->n)) {
-		memset(op->acked[slot], 0, sizeof(op->acked[slot]));
+		memset(oc->acked[slot], 0, sizeof(oc->acked[slot]));
 		/* debugfs fault knob: this rank is slow to start each step */
 		if (READ_ONCE(comm->fault_delay_us))
 			fsleep(min_t(u32, READ_ONCE(comm->fault_delay_us), USEC_PER_SEC));
-		op->clock[slot] = (struct fq_step_clock){ .admit_ns = ktime_get_ns() };
+		oc->clock[slot] = (struct fq_step_clock){ .admit_ns = ktime_get_ns() };
 	}
 	return retired;
 }
@@ -693,16 +720,16 @@ static bool fq_xfer_open(const struct fq_pipe_step *ps, u32 i)
 	return (ps->st.x[i].op == FQ_X_SEND ? xs->freed : xs->msgs) < xs->nmsg;
 }
 
-/* Does a step in flight wait on a send (to go out, or to complete)? */
-static bool fq_op_waits_tx(struct fq_op *op)
+/* Does a step in flight of @oc wait on a send (to go out, or to complete)? */
+static bool fq_op_waits_tx(struct fq_op_chan *oc)
 {
-	struct fq_pipe *p = &op->pipe;
+	struct fq_pipe *p = &oc->pipe;
 	struct fq_pipe_step *ps;
 	u32 a, i;
 
 	for (a = 0; a < p->n; a++) {
 		ps = fq_pipe_at(p, a);
-		fq_op_sync_freed(op, a);
+		fq_op_sync_freed(oc, a);
 		for (i = 0; i < ps->st.n; i++)
 			if (ps->st.x[i].op == FQ_X_SEND && fq_xfer_open(ps, i))
 				return true;
@@ -711,17 +738,26 @@ static bool fq_op_waits_tx(struct fq_op *op)
 }
 
 /*
- * The engine found nothing to do: note whom the oldest step in flight
- * waits on (its first transfer not done, receives first), and since
- * when, for the heartbeats (ctrl.c).  Progress ends the wait
- * (fq_op_run_steps()), so a wait is the time since the engine last moved.
+ * The engine found nothing to do: note whom the oldest step in flight of
+ * the channel furthest behind waits on (its first transfer not done,
+ * receives first), and since when, for the heartbeats (ctrl.c).  Progress
+ * ends the wait (fq_op_run()), so a wait is the time since the engine
+ * last moved.
  */
 static void fq_op_note_wait(struct fq_comm *comm, struct fq_op *op)
 {
-	struct fq_pipe_step *ps = fq_pipe_at(&op->pipe, 0);
+	struct fq_op_chan *oc, *lag = NULL;
 	u32 i, who = FABRIQ_STATUS_NO_RANK;
+	struct fq_pipe_step *ps;
 
-	fq_op_sync_freed(op, 0);
+	for (oc = op->ch; oc < op->ch + op->nact; oc++)
+		if (oc->pipe.n && (!lag || fq_pipe_at(&oc->pipe, 0)->k <
+				   fq_pipe_at(&lag->pipe, 0)->k))
+			lag = oc;
+	if (!lag)
+		return;
+	ps = fq_pipe_at(&lag->pipe, 0);
+	fq_op_sync_freed(lag, 0);
 	for (i = 0; i < ps->st.n && who == FABRIQ_STATUS_NO_RANK; i++)
 		if (ps->st.x[i].op != FQ_X_SEND && fq_xfer_open(ps, i))
 			who = ps->st.x[i].peer;
@@ -736,29 +772,25 @@ static void fq_op_note_wait(struct fq_comm *comm, struct fq_op *op)
 }
 
 /*
- * Has a peer that the oldest step in flight still needs closed one of its
- * connections, more than the grace ago (fq_cm_closed())?  The sends and
- * receives check only the channel they use next, and a send whose QP
- * failed by itself is flushed, never acknowledged: a step waiting on it
- * would otherwise wait for the op timeout.  Call after fq_op_note_wait(),
- * which brings the sends' progress up to date.
+ * Has a peer that the oldest step in flight of channel @oc still needs
+ * closed the channel's connection, more than the grace ago
+ * (fq_cm_closed())?  A send whose QP failed by itself is flushed, never
+ * acknowledged: a step waiting on it would otherwise wait for the op
+ * timeout.
  */
-static int fq_op_peer_closed(struct fq_comm *comm, struct fq_op *op)
+static int fq_op_peer_closed(struct fq_comm *comm, struct fq_op_chan *oc)
 {
-	struct fq_pipe_step *ps = fq_pipe_at(&op->pipe, 0);
-	struct fq_peer *peer;
-	u32 i, c;
+	struct fq_pipe_step *ps = fq_pipe_at(&oc->pipe, 0);
 	int err;
+	u32 i;
 
+	fq_op_sync_freed(oc, 0);
 	for (i = 0; i < ps->st.n; i++) {
 		if (!fq_xfer_open(ps, i))
 			continue;
-		peer = &comm->peers[ps->st.x[i].peer];
-		for (c = 0; c < comm->nch; c++) {
-			err = fq_cm_closed(peer->ch[c]);
-			if (err < 0)
-				return err;
-		}
+		err = fq_cm_closed(comm->peers[ps->st.x[i].peer].ch[oc->chan]);
+		if (err < 0)
+			return err;
 	}
 	return 0;
 }
@@ -803,25 +835,67 @@ static int fq_op_report_reads(struct fq_comm *comm, unsigned long deadline)
 	}
 }
 
-/* Run the schedule's steps, up to FQ_PIPE_DEPTH of them at once (pipe.c). */
-static int fq_op_run_steps(struct fq_comm *comm, struct fq_op *op)
+/*
+ * One pass over every channel's steps in flight, retiring the steps done
+ * and admitting the next.  @running: set if a channel's schedule has
+ * steps left.  Return: 0 or -errno.
+ */
+static int fq_op_pass_all(struct fq_comm *comm, struct fq_op *op, bool *progress, bool *running)
+{
+	struct fq_op_chan *oc;
+	int err;
+
+	*running = false;
+	for (oc = op->ch; oc < op->ch + op->nact; oc++) {
+		if (!oc->pipe.n)
+			continue;
+		err = fq_op_pass(comm, op, oc, progress);
+		if (err)
+			return err;
+		*progress |= fq_op_turn(comm, oc);
+		*running |= oc->pipe.n;
+	}
+	return 0;
+}
+
+/* Does a channel's step in flight wait on a send (to go out, or to complete)? */
+static bool fq_op_waits_tx_any(struct fq_op *op)
+{
+	struct fq_op_chan *oc;
+
+	for (oc = op->ch; oc < op->ch + op->nact; oc++)
+		if (fq_op_waits_tx(oc))
+			return true;
+	return false;
+}
+
+/*
+ * Run the steps of every channel's schedule, up to FQ_PIPE_DEPTH of each
+ * channel's at once (pipe.c), the channels side by side.
+ */
+static int fq_op_run(struct fq_comm *comm, struct fq_op *op)
 {
 	unsigned long deadline = jiffies + comm->op_timeout;
-	bool progress, quiet_tx;
+	bool progress, running, quiet_tx;
+	struct fq_op_chan *oc;
 	u64 seen;
 	long left;
 	int err;
 
-	fq_pipe_init(&op->pipe, &op->sched, &op->fresh, comm->chunk);
-	op->last_done_ns = 0;
-	fq_op_turn(comm, op);
-	while (op->pipe.n) {
+	for (oc = op->ch; oc < op->ch + op->nact; oc++) {
+		fq_pipe_init(&oc->pipe, &oc->sched, &oc->fresh, comm->chunk);
+		oc->last_done_ns = 0;
+		fq_op_turn(comm, oc);
+	}
+	for (;;) {
 		seen = fq_comm_events(comm);
 		progress = false;
-		err = fq_op_pass(comm, op, &progress);
+		err = fq_op_pass_all(comm, op, &progress, &running);
 		if (err)
 			return err;
-		if (fq_op_turn(comm, op) || progress) {
+		if (!running)
+			break;
+		if (progress) {
 			deadline = jiffies + comm->op_timeout;
 			fq_run_moved(comm);
 			cond_resched();
@@ -830,9 +904,11 @@ static int fq_op_run_steps(struct fq_comm *comm, struct fq_op *op)
 		if (fq_busy_poll(comm, seen))
 			continue;
 		fq_op_note_wait(comm, op);
-		err = fq_op_peer_closed(comm, op);
-		if (err)
-			return err;
+		for (oc = op->ch; oc < op->ch + op->nact; oc++) {
+			err = oc->pipe.n ? fq_op_peer_closed(comm, oc) : 0;
+			if (err)
+				return err;
+		}
 		left = (long)(deadline - jiffies);
 		if (left <= 0)
 			return -ETIMEDOUT;
@@ -842,7 +918,7 @@ static int fq_op_run_steps(struct fq_comm *comm, struct fq_op *op)
 			return err;
 		/* a tenth of a second at most: a closed peer is judged by time */
 		/* send completions wake it only when it waits on a send (on by default) */
-		quiet_tx = !fq_op_waits_tx(op);
+		quiet_tx = !fq_op_waits_tx_any(op);
 		if (quiet_tx)
 			fq_cm_tx_wake(comm, false);
 		left = wait_event_interruptible_timeout(comm->wq,
@@ -866,7 +942,7 @@ static int fq_coll_run(struct fq_comm *comm, struct fq_op *op)
 	fq_stats_op_start(comm, op);
 	/* a zero-byte call moves nothing on any rank; a barrier always syncs */
 	if (blk || op->req.coll == FABRIQ_COLL_BARRIER)
-		err = fq_op_run_steps(comm, op);
+		err = fq_op_run(comm, op);
 	if (!err)
 		fq_op_finish(comm, op, blk);
 	return err;
@@ -1034,9 +1110,10 @@ void fq_coll_fail_all(struct fq_comm *comm, int err)
 static struct fq_op *fq_op_new(struct fq_comm *comm, const struct fabriq_coll *req, u64 blk,
 			       bool small)
 {
-	struct fq_op *op = fq_op_alloc(comm, small);
+	struct fq_op *op;
 	int algo;
 
+	op = fq_op_alloc(comm, small, fq_chan_active(req->coll, blk, comm->chunk, comm->nch));
 	if (!op)
 		return ERR_PTR(-ENOMEM);
 	op->req = *req;

@@ -18,6 +18,11 @@
  * write overlapping ranges (both would read the input), and a send that
  * forwards a receive sends that receive's range.  An input that partly
  * overlaps the output is first copied aside by the engine (coll.c).
+ *
+ * A channel running its slice of a call (algo.h) keeps a window of its
+ * own, in its own offsets; its view maps them to the real buffers only
+ * where bytes are touched.  The window starts at a block, so the input
+ * byte standing for the channel's offset o is the view's map of o - lo.
  */
 #ifdef __KERNEL__
 #include <linux/minmax.h>
@@ -87,11 +92,14 @@ void fq_fresh_finish(struct fq_fresh *f, const struct fq_sched *s, bool work_is_
  * @src: the input, standing for work bytes [@lo, @lo + @len); NULL: none
  * @lo: where in the work buffer the input goes
  * @len: its length
+ * @view: the channel's view of @work and @src; NULL: the whole call's
  */
-void fq_fresh_init(struct fq_fresh *f, void *work, const void *src, u64 lo, u64 len)
+void fq_fresh_init(struct fq_fresh *f, void *work, const void *src, u64 lo, u64 len,
+		   const struct fq_view *view)
 {
 	f->work = work;
 	f->src = src;
+	f->view = view ? *view : (struct fq_view){ 0 };
 	f->lo = lo;
 	f->hi = src ? lo + len : lo;
 	f->n = 0;
@@ -134,10 +142,13 @@ enum fq_fresh_state fq_fresh_state(const struct fq_fresh *f, u64 off, u64 len)
 	return FQ_FRESH_MIXED;
 }
 
-/* the input byte that stands for work offset @off (FQ_FRESH_INPUT ranges) */
+/*
+ * The input byte that stands for work offset @off (FQ_FRESH_INPUT ranges);
+ * the bytes after it, up to the end of @off's block.
+ */
 const void *fq_fresh_src(const struct fq_fresh *f, u64 off)
 {
-	return f->src + (off - f->lo);
+	return f->src + fq_view_off(&f->view, off - f->lo);
 }
 
 /* copy the unwritten bytes of [a, b) (inside the window) from the input */
@@ -160,7 +171,10 @@ static void fq_fresh_copy_gaps(struct fq_fresh *f, u64 a, u64 b)
 		if (i < f->n)
 			continue;
 		x = min(next, b);
-		memmove(f->work + a, f->src + (a - f->lo), x - a);
+		/* real bytes are contiguous within a block of the view */
+		if (f->view.slen)
+			x = min(x, (a / f->view.slen + 1) * f->view.slen);
+		memmove(f->work + fq_view_off(&f->view, a), fq_fresh_src(f, a), x - a);
 		a = x;
 	}
 }

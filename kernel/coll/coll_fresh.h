@@ -15,6 +15,8 @@
  * struct fq_fresh - which work bytes still stand for the input (coll_fresh.c)
  * @work: the work buffer
  * @src: the input: work byte o (lo <= o < hi) is src[o - lo] until written
+ * @view: where a channel's offsets lie in @work and @src (algo.h); every
+ *	offset here is the channel's
  * @lo: the window's start
  * @hi: its end; @lo once the window holds its bytes
  * @n: entries in @r
@@ -23,6 +25,7 @@
 struct fq_fresh {
 	void *work;
 	const void *src;
+	struct fq_view view;
 	u64 lo;
 	u64 hi;
 	u32 n;
@@ -38,7 +41,8 @@ enum fq_fresh_state {
 	FQ_FRESH_MIXED,
 };
 
-void fq_fresh_init(struct fq_fresh *f, void *work, const void *src, u64 lo, u64 len);
+void fq_fresh_init(struct fq_fresh *f, void *work, const void *src, u64 lo, u64 len,
+		   const struct fq_view *view);
 enum fq_fresh_state fq_fresh_state(const struct fq_fresh *f, u64 off, u64 len);
 const void *fq_fresh_src(const struct fq_fresh *f, u64 off);
 void fq_fresh_fill(struct fq_fresh *f, u64 off, u64 len);

@@ -88,6 +88,8 @@ static void fq_comm_put(struct fq_comm *comm)
 	kvfree(comm->peers);
 	kvfree(comm->addrs);
 	kvfree(comm->slow_scratch);
+	if (comm->small)
+		kfree(comm->small->op);
 	kvfree(comm->small);
 	fq_regcache_destroy(&comm->regs);
 	fq_auth_free(comm);
@@ -224,7 +226,6 @@ static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 	for (c = 0; c < ARRAY_SIZE(comm->chans); c++)
 		spin_lock_init(&comm->chans[c].lock);	/* one class: never two at once */
 	spin_lock_init(&comm->lock);
-	spin_lock_init(&comm->ack_lock);
 	spin_lock_init(&comm->mr_lock);
 	spin_lock_init(&comm->stats_lock);
 	init_waitqueue_head(&comm->wq);
@@ -244,7 +245,10 @@ static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 	comm->slow_scratch = kvcalloc(ci->nranks, sizeof(*comm->slow_scratch),
 				      GFP_KERNEL_ACCOUNT);
 	comm->small = kvzalloc(sizeof(*comm->small), GFP_KERNEL_ACCOUNT);
-	if (!comm->addrs || !comm->peers || !comm->slow_scratch || !comm->small)
+	if (comm->small)
+		comm->small->op = kzalloc(struct_size(comm->small->op, ch, 1), GFP_KERNEL_ACCOUNT);
+	if (!comm->addrs || !comm->peers || !comm->slow_scratch || !comm->small ||
+	    !comm->small->op)
 		goto err;
 	for (r = 0; r < ci->nranks; r++) {
 		comm->peers[r].rank = r;
@@ -638,7 +642,7 @@ u64 fq_comm_struct_bytes(const struct fq_comm *comm)
 {
 	u64 per_rank = sizeof(*comm->addrs) + sizeof(*comm->peers) + sizeof(*comm->slow_scratch);
 
-	return sizeof(*comm) + sizeof(*comm->small) + comm->nranks * per_rank +
+	return sizeof(*comm) + FQ_SMALL_STRUCT_BYTES + comm->nranks * per_rank +
 	       (u64)(comm->nranks - 1) * (comm->nch * fq_conn_bytes(comm, false) +
 					  fq_conn_bytes(comm, true)) +
 	       fq_rndv_room_bytes(comm) + READ_ONCE(comm->ncq) * sizeof(*comm->cqs);

@@ -10,8 +10,8 @@
  * fq_comm.hw_rwsem, rdma_cm's handler_mutex, fq_comm.setup_lock, then
  * fq_comm.hb_lock, then one connection's lock (fq_conn.lock: its
  * channel's, fq_chan.lock, or for a control connection fq_comm.lock;
- * never two at once), then the leaves fq_comm.ack_lock, mr_lock,
- * stats_lock and done_lock.  rdma_cm handlers take only setup_lock and
+ * never two at once), then the leaves fq_comm.mr_lock, stats_lock and
+ * done_lock.  rdma_cm handlers take only setup_lock and
  * the connections' locks, so teardown may wait for them while holding
  * hw_rwsem; teardown takes setup_lock alone first to stop them.
  *
@@ -114,8 +114,8 @@ struct fq_rx_ctx {
 /**
  * struct fq_ack - which messages of one transfer the engine is done with
  * (copied out, or for zero-copy completed), which may happen out of order
- * (channels, copied small messages behind zero-copy ones); under
- * fq_comm.ack_lock, as a transfer's messages go over every channel
+ * (copied small messages behind zero-copy ones, reads); under the lock
+ * of the connection its messages go on (a transfer is one channel's)
  * @prefix: messages 0 .. prefix-1 are all done
  * @window: bit i: message prefix + i is done; the engine builds or takes
  *	no message FQ_ACK_WINDOW or more past @prefix (a read request stays
@@ -516,7 +516,7 @@ struct fq_link {
  * @beats_tx: heartbeats sent to it
  * @dead: it fell silent, or its connection could not reach it
  *
- * @send_seq: data messages sent to it (the engine's; picks the channel)
+ * @send_seq: data messages sent to it (the engine's)
  * @recv_seq: data messages taken from it (the engine's)
  * @tx_bytes: payload sent; @rx_bytes: payload received
  *
@@ -857,6 +857,33 @@ struct fq_step_clock {
 };
 
 /**
+ * struct fq_op_chan - what one channel runs of a call: its slice, its
+ * schedule and how far it got
+ * @chan: the channel: it sends and receives only on its peers' ch[@chan]
+ * @view: its slice of every block (algo.h); its offsets are the view's
+ * @sched: the schedule it runs, on blocks of the slice's length
+ * @fresh: which bytes of its slice of the work buffer still stand for
+ *	the input (no pre-copy)
+ * @pipe: the steps in flight (pipe.c)
+ * @acked: per step in flight (by its slot in @pipe) and transfer, the
+ *         sends done with (here, not on the engine's stack: completions
+ *         may come late)
+ * @clock: per step in flight, when it was admitted, first moved, and
+ *         whether an earlier step was still running then
+ * @last_done_ns: when the last step retired ended
+ */
+struct fq_op_chan {
+	u32 chan;
+	struct fq_view view;
+	struct fq_sched sched;
+	struct fq_fresh fresh;
+	struct fq_pipe pipe;
+	struct fq_ack acked[FQ_PIPE_DEPTH][FQ_STEP_MAX];
+	struct fq_step_clock clock[FQ_PIPE_DEPTH];
+	u64 last_done_ns;
+};
+
+/**
  * struct fq_op - one collective call
  * @list: entry on fq_comm.ops
  * @req: the call, as submitted
@@ -866,18 +893,12 @@ struct fq_step_clock {
  * @in: the pinned input; @out: the pinned output
  * @scratch: kernel work buffer where the user's cannot serve
  * @work: where the schedule works; @src: what alltoall sends from
- * @fresh: which bytes of @work still stand for the input (no pre-copy)
  * @input: where the input lies against @work's input window
  * @status: the result
  * @done: completed by the engine (synchronous calls)
- * @pipe: the steps in flight (pipe.c)
- * @acked: per step in flight (by its slot in @pipe) and transfer, the
- *         sends done with (here, not on the engine's stack: completions
- *         may come late)
- * @clock: per step in flight, when it was admitted, first moved, and
- *         whether an earlier step was still running then
- * @last_done_ns: when the last step retired ended
  * @small: this is the communicator's preallocated call (struct fq_small)
+ * @nact: the channels it runs on: entries in @ch
+ * @ch: what each of them runs
  */
 struct fq_op {
 	struct list_head list;
@@ -890,15 +911,12 @@ struct fq_op {
 	void *scratch;
 	void *work;
 	void *src;
-	struct fq_fresh fresh;
 	enum fq_input_place input;
 	int status;
 	struct completion done;
-	struct fq_pipe pipe;
-	struct fq_ack acked[FQ_PIPE_DEPTH][FQ_STEP_MAX];
-	struct fq_step_clock clock[FQ_PIPE_DEPTH];
-	u64 last_done_ns;
 	bool small;
+	u32 nact;
+	struct fq_op_chan ch[];
 };
 
 /*
@@ -913,15 +931,19 @@ struct fq_op {
  * synchronous calls (one at a time; others allocate their own)
  * @busy: bit 0 is set while a call uses it
  * @calls: the calls it served
- * @op: the call
+ * @op: the call, on one channel (a small call runs on one:
+ *	fq_chan_active()), allocated with this
  * @stage: the kernel copies of its input and output, and its scratch
  */
 struct fq_small {
 	unsigned long busy;
 	u64 calls;
-	struct fq_op op;
+	struct fq_op *op;
 	u8 stage[3][FQ_SMALL_BYTES];
 };
+
+/* Bytes of a communicator's struct fq_small and its call. */
+#define FQ_SMALL_STRUCT_BYTES	(sizeof(struct fq_small) + struct_size_t(struct fq_op, ch, 1))
 
 /**
  * struct fq_chan - what one data channel's connections share, on a cache
@@ -994,8 +1016,6 @@ struct fq_chan {
  * @chans: the data channels' locks and counters (@nch of them)
  * @lock: the control connections' fields marked "under @lock", @err,
  *	the peers' heartbeat fields, @dead_rank and @links
- * @ack_lock: the transfers' struct fq_ack (a leaf: one transfer's
- *	messages complete on every channel)
  * @wq: the engine and COMM_INIT wait here for progress
  * @events: bumped at every connection event, failure, and flush of a
  *	control connection (no lock: fq_cm_progress()); fq_comm_events()
@@ -1088,7 +1108,6 @@ struct fq_comm {
 
 	struct fq_chan chans[FABRIQ_MAX_CHANNELS];
 	spinlock_t lock;		/* see above */
-	spinlock_t ack_lock;		/* see above */
 	wait_queue_head_t wq;
 	atomic64_t events;
 	atomic_t fins;
@@ -1260,7 +1279,7 @@ int fq_cm_post(struct fq_conn *conn);
 bool fq_cm_tx_idle(struct fq_comm *comm);
 bool fq_cm_can_send(struct fq_conn *conn);
 int fq_cm_peek(struct fq_conn *conn, void **data, u32 *len, bool *rts);
-void fq_cm_placed(struct fq_comm *comm, struct fq_ack *ack, u64 msg);
+void fq_cm_placed(struct fq_conn *conn, struct fq_ack *ack, u64 msg);
 int fq_cm_fins_out(struct fq_comm *comm);
 /* cm.c's send queue, for rndv.c (the connection's lock held, or as each says) */
 bool fq_tx_room(const struct fq_conn *conn, u32 n);

@@ -18,13 +18,15 @@
  * (slow_rank, slow_ratio, slow_links); 5: read requests (struct
  * fabriq_rts) on the data connections; 6: the request carries the
  * communicator's data path parameters, which every rank must share, and
- * a listener refuses other ones (FABRIQ_CM_REJ_PARAMS).  Since version 2
+ * a listener refuses other ones (FABRIQ_CM_REJ_PARAMS); 7: a call large
+ * enough is cut into a slice per channel, each channel's messages going
+ * only on its own connection (not round robin).  Since version 2
  * the request starts with version and rank and has comm_id at byte 16, so
  * a listener (of version 4 or later) refuses a request of another version
  * for its communicator with a reason (FABRIQ_CM_REJ_VERSION) instead of
  * in silence.
  */
-#define FABRIQ_CM_VERSION	6
+#define FABRIQ_CM_VERSION	7
 #define FABRIQ_CM_MAC_LEN	24	/* HMAC-SHA256 over the handshake, truncated */
 
 /*
