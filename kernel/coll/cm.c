@@ -340,12 +340,8 @@ static bool fq_tx_retire(struct fq_conn *conn, enum ib_wc_status status, u64 now
 		break;
 	case FQ_TX_INV:
 		/* not invalidated: it is never lent again (teardown frees it) */
-		if (ok) {
-			spin_lock(&comm->mr_lock);
-			comm->mr_free[comm->nmr_free] = ent->mr;
-			WRITE_ONCE(comm->nmr_free, comm->nmr_free + 1);
-			spin_unlock(&comm->mr_lock);
-		}
+		if (ok)
+			fq_rndv_mr_free(conn, ent->mr);
 		wakes = true;
 		break;
 	}

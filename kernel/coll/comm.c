@@ -226,7 +226,6 @@ static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 	for (c = 0; c < ARRAY_SIZE(comm->chans); c++)
 		spin_lock_init(&comm->chans[c].lock);	/* one class: never two at once */
 	spin_lock_init(&comm->lock);
-	spin_lock_init(&comm->mr_lock);
 	spin_lock_init(&comm->stats_lock);
 	init_waitqueue_head(&comm->wq);
 	comm->tx_wake = true;

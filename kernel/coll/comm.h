@@ -10,15 +10,15 @@
  * fq_comm.hw_rwsem, rdma_cm's handler_mutex, fq_comm.setup_lock, then
  * fq_comm.hb_lock, then one connection's lock (fq_conn.lock: its
  * channel's, fq_chan.lock, or for a control connection fq_comm.lock;
- * never two at once), then the leaves fq_comm.mr_lock, stats_lock and
- * done_lock.  rdma_cm handlers take only setup_lock and
- * the connections' locks, so teardown may wait for them while holding
- * hw_rwsem; teardown takes setup_lock alone first to stop them.
+ * never two at once), then the leaves fq_comm.stats_lock and done_lock.
+ * rdma_cm handlers take only setup_lock and the connections' locks, so
+ * teardown may wait for them while holding hw_rwsem; teardown takes
+ * setup_lock alone first to stop them.
  *
  * The completions of one channel's connections (their CQs are the
- * channel's own, cm.c: fq_cm_alloc_cqs()) take that channel's lock and
- * the leaves only, so channels progress on different CPUs without
- * meeting, but for a few instructions under a leaf.
+ * channel's own, cm.c: fq_cm_alloc_cqs()) take that channel's lock
+ * only: what they mark (credits, rings, acks, MRs given back) is the
+ * channel's, so channels progress on different CPUs without meeting.
  */
 #ifndef _FABRIQ_COMM_H
 #define _FABRIQ_COMM_H
@@ -955,11 +955,14 @@ struct fq_small {
  * @tx_cqe_avg_ns: a moving average of its data sends' post ->
  *	completion times, about a round trip for small ones (under @lock;
  *	the engine's busy-poll budget is the channels' largest, coll.c)
+ * @mr_free: bit i: fq_comm.mrs[i], one of this channel's, is not lent
+ *	(under @lock; rndv.c)
  */
 struct fq_chan {
 	spinlock_t lock;	/* see above */
 	atomic64_t events;
 	u64 tx_cqe_avg_ns;
+	u32 mr_free;
 } ____cacheline_aligned_in_smp;
 
 /**
@@ -1000,10 +1003,8 @@ struct fq_chan {
  *	connections, and the control connections, complete on CQs of their
  *	own, @cq_entries entries in all
  * @mrs: the MRs read requests lend bytes through (@nmrs of them; none:
- *	no rendezvous), @mr_free the @nmr_free not lent (under @mr_lock;
- *	the engine alone takes one, so it may read @nmr_free without it)
- * @mr_lock: see @mrs (a leaf: the completions of every channel give
- *	MRs back)
+ *	no rendezvous); MR i is lent by channel i % @nch only
+ *	(fq_chan.mr_free)
  * @rndv_room: the engine's room to build a registration's page list
  *	(rndv.c; with the MRs)
  * @rndv_max_bytes: the most one read request lends: FQ_RNDV_MAX_BYTES, or
@@ -1097,9 +1098,6 @@ struct fq_comm {
 	u32 cq_entries;
 	struct ib_mr *mrs[FQ_RNDV_MRS];
 	u32 nmrs;
-	struct ib_mr *mr_free[FQ_RNDV_MRS];
-	u32 nmr_free;
-	spinlock_t mr_lock;		/* see above */
 	struct fq_rndv_room *rndv_room;
 	u32 rndv_max_bytes;
 	bool rndv_replays;
@@ -1293,6 +1291,7 @@ void fq_tx_unwind(struct fq_conn *conn, struct fq_tx_ent *ent, int err);
 void fq_rndv_alloc_mrs(struct fq_comm *comm);
 void fq_rndv_free_mrs(struct fq_comm *comm);
 u32 fq_rndv_room_bytes(const struct fq_comm *comm);
+void fq_rndv_mr_free(struct fq_conn *conn, struct ib_mr *mr);
 int fq_rndv_can_send(struct fq_conn *conn);
 int fq_rndv_send(struct fq_conn *conn, const struct fq_xfer *x, const void *data, u32 len,
 		 const struct fq_dmamap *map, struct fq_ack *ack, u64 msg, u32 nmsg);

@@ -25,10 +25,12 @@
  * read per message, as the pipe lets it write each) and reports the
  * request read when its last read completes.
  *
- * The MRs are the communicator's (FQ_RNDV_MRS, whatever the ranks); a
- * message finding none free goes as a plain one, so no send waits on
- * another peer's.  Each connection has at most FQ_CREDITS read requests
- * out.  Both ends grant reads when connecting, or neither sends one.
+ * The MRs are the communicator's (FQ_RNDV_MRS, whatever the ranks), dealt
+ * out to its channels, each lending only its own under its own lock; a
+ * message finding none of its channel's free goes as a plain one, so no
+ * send waits on another peer's, or another channel's.  Each connection
+ * has at most FQ_CREDITS read requests out.  Both ends grant reads when
+ * connecting, or neither sends one.
  *
  * Off unless the module parameter rendezvous says so: on rxe under TCG a
  * 2-rank ring allreduce of 4 MiB (half of it copies) ran at 0.88 of its
@@ -48,6 +50,9 @@
 #include <rdma/ib_verbs.h>
 
 #include "comm.h"
+
+/* fq_chan.mr_free has a bit per MR */
+static_assert(FQ_RNDV_MRS <= 32);
 
 /* the engine's room to build a registration's page list */
 struct fq_rndv_room {
@@ -97,9 +102,25 @@ void fq_rndv_alloc_mrs(struct fq_comm *comm)
 		if (IS_ERR(mr))
 			break;
 		atomic_inc(&fq_objects.mrs);
+		comm->chans[comm->nmrs % comm->nch].mr_free |= BIT(comm->nmrs);
 		comm->mrs[comm->nmrs++] = mr;
-		comm->mr_free[comm->nmr_free++] = mr;
 	}
+}
+
+/*
+ * @mr, which a read request on @conn lent, is invalidated: its channel
+ * may lend it again.  Context: @conn's lock held.
+ */
+void fq_rndv_mr_free(struct fq_conn *conn, struct ib_mr *mr)
+{
+	struct fq_comm *comm = conn->comm;
+	u32 i;
+
+	for (i = 0; i < comm->nmrs; i++)
+		if (comm->mrs[i] == mr) {
+			comm->chans[conn->chan].mr_free |= BIT(i);
+			return;
+		}
 }
 
 /* The room's bytes, while the communicator has MRs (fq_comm_struct_bytes()). */
@@ -111,11 +132,14 @@ u32 fq_rndv_room_bytes(const struct fq_comm *comm)
 /* Context: process; no QP of @comm's may use them any more. */
 void fq_rndv_free_mrs(struct fq_comm *comm)
 {
+	u32 c;
+
 	while (comm->nmrs) {
 		ib_dereg_mr(comm->mrs[--comm->nmrs]);
 		atomic_dec(&fq_objects.mrs);
 	}
-	comm->nmr_free = 0;
+	for (c = 0; c < comm->nch; c++)
+		comm->chans[c].mr_free = 0;
 	kvfree(comm->rndv_room);
 	comm->rndv_room = NULL;
 }
@@ -181,11 +205,10 @@ static bool fq_rndv_local_may_go(const struct fq_conn *conn)
  * fq_rndv_can_send() - may a read request go out on @conn now?
  * @conn: a connection
  *
- * Both ends granted reads and an MR is free (else the message goes as a
- * plain one: the MRs are the communicator's, and a send must never wait
- * on another peer's), there is room for the registration and the
- * request, and the registration may be built now
- * (fq_rndv_local_may_go()).
+ * Both ends granted reads and one of the channel's MRs is free (else the
+ * message goes as a plain one: a send must never wait on another peer's
+ * or channel's), there is room for the registration and the request,
+ * and the registration may be built now (fq_rndv_local_may_go()).
  *
  * Return: 1 if it may, 0 if it may once earlier read requests of the
  * connection are read or its send queue drained (neither waits on
@@ -198,7 +221,7 @@ int fq_rndv_can_send(struct fq_conn *conn)
 
 	/* the engine alone takes MRs: one free now is still free when it sends */
 	spin_lock_bh(conn->lock);
-	if (!conn->rndv_ok || !READ_ONCE(comm->nmr_free))
+	if (!conn->rndv_ok || !comm->chans[conn->chan].mr_free)
 		ok = -EAGAIN;
 	else
 		ok = conn->rndv_head - conn->rndv_inv < FQ_CREDITS && fq_msg_room(conn, 2) &&
@@ -273,17 +296,17 @@ int fq_rndv_send(struct fq_conn *conn, const struct fq_xfer *x, const void *data
 		 const struct fq_dmamap *map, struct fq_ack *ack, u64 msg, u32 nmsg)
 {
 	struct fq_comm *comm = conn->comm;
+	struct fq_chan *ch = &comm->chans[conn->chan];
 	struct fq_tx_ent *reg, *ent;
 	struct fabriq_rts *rts;
-	u32 slot, fault;
+	u32 slot, fault, i;
 	struct ib_mr *mr;
 	int err;
 
-	spin_lock_bh(&comm->mr_lock);
-	mr = comm->mr_free[comm->nmr_free - 1];
-	WRITE_ONCE(comm->nmr_free, comm->nmr_free - 1);
-	spin_unlock_bh(&comm->mr_lock);
 	spin_lock_bh(conn->lock);
+	i = __ffs(ch->mr_free);	/* fq_rndv_can_send() saw one */
+	ch->mr_free &= ~BIT(i);
+	mr = comm->mrs[i];
 	reg = fq_tx_take(conn, FQ_TX_REG);
 	ent = fq_tx_take(conn, FQ_TX_SEND);
 	slot = fq_tx_slot(conn);
@@ -296,10 +319,9 @@ int fq_rndv_send(struct fq_conn *conn, const struct fq_xfer *x, const void *data
 
 	err = fq_rndv_register(conn, reg, mr, data, len, map);
 	if (err) {
-		spin_lock_bh(&comm->mr_lock);
-		comm->mr_free[comm->nmr_free] = mr;	/* not registered */
-		WRITE_ONCE(comm->nmr_free, comm->nmr_free + 1);
-		spin_unlock_bh(&comm->mr_lock);
+		spin_lock_bh(conn->lock);
+		ch->mr_free |= BIT(i);	/* not registered */
+		spin_unlock_bh(conn->lock);
 		fq_tx_unwind(conn, ent, err);
 		fq_tx_unwind(conn, reg, err);
 		return err;
