@@ -16,7 +16,7 @@
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 51
+ktap_plan 54
 fq_require jq sysctl pkill tcpdump
 fq_load_fabriq || ktap_bail "cannot load fabriq"
 fq_ranks_up 8 || ktap_bail "cannot set up 8 local ranks"
@@ -232,6 +232,31 @@ check_true "... steps overlap: some step moved while the one before it ran" \
 	test "$(echo "$pipeline" | awk '$1 == "steps_overlapped" { print $2 }')" -gt 0
 check_eq "... in order: each step admitted, moved and done no earlier than the one before" "" \
 	"$(echo "$pipeline" | awk '/^[0-9]/ { if (n && ($2 < a || $4 < d)) print; a = $2; d = $4; n++ }')"
+
+# On 4 channels the same call is cut into 4 slices of 1 MiB (coll.c), and
+# each channel runs the ring on its own, over its own QP to the peer:
+# debugfs "pipeline" lists each channel's 2 steps (its last column), in
+# order per channel, and debugfs "peers" shows every channel's QP
+# carrying sends.
+fq bench allreduce --ranks 2 --peers 198.19.0.1,198.19.0.2 --algo ring --channels 4 -b 4M -e 4M \
+	-n 100000 -c 0 --port 19460 --id 0xb1c4 >/dev/null 2>&1 &
+wait_for 30 sh -c "$FQ_CLI comm show id 0xb1c4 | grep -c 'state ready' | grep -qx 2"
+wait_for 30 sh -c "awk '\$1 == \"steps_run\" && \$2 >= 40 { ok = 1 } END { exit !ok }' \
+	$FQ_DBG/comms/b1c4-r0/pipeline"
+pipeline=$(cat "$FQ_DBG/comms/b1c4-r0/pipeline")
+peers=$(cat "$FQ_DBG/comms/b1c4-r0/peers")
+pkill -f -- '--port 19460'
+wait
+echo "$pipeline" | sed -n '3,$p' | while read -r line; do ktap_diag "  $line"; done
+check_eq "4 channels: debugfs pipeline lists 2 ring steps for each of channels 0-3" \
+	"0:2 1:2 2:2 3:2" \
+	"$(echo "$pipeline" | awk '/^[0-9]/ { n[$6]++ } END { for (c in n) print c ":" n[c] }' |
+		sort | xargs)"
+check_eq "... each channel's steps in order" "" \
+	"$(echo "$pipeline" | awk '/^[0-9]/ { c = $6; if (c in a && ($2 < a[c] || $4 < d[c])) print
+		a[c] = $2; d[c] = $4 }')"
+check_eq "... and each of the 4 channels' QPs to rank 1 carried sends" 4 \
+	"$(echo "$peers" | awk '$1 == 1 && $11 > 0' | wc -l)"
 
 # A synchronous call of at most 4 KiB runs on the communicator's
 # preallocated call and staging (allocates nothing): each rank of the

@@ -567,8 +567,8 @@ static int fq_pump_recv(struct fq_comm *comm, struct fq_op *op, struct fq_op_cha
 		*progress = true;
 		/* the channels wait at once: each counts its share */
 		if (xs->issued == xs->nmsg)
-			fq_stats_step_wait(comm, peer, ps->k, fq_op_step_waited(oc, a) / op->nact,
-					   x->len);
+			fq_stats_step_wait(comm, peer, oc->chan, ps->k,
+					   fq_op_step_waited(oc, a) / op->nact, x->len);
 	}
 	xs->msgs = fq_ack_done(ack);
 	/* reads built go out; credits and FINs that could not go out before */
@@ -651,7 +651,7 @@ static bool fq_op_turn(struct fq_comm *comm, struct fq_op_chan *oc)
 			break;
 		clk = &oc->clock[fq_pipe_slot(p, 0)];
 		oc->last_done_ns = ktime_get_ns();
-		fq_stats_step_done(comm, fq_pipe_at(p, 0)->k, clk, oc->last_done_ns);
+		fq_stats_step_done(comm, oc->chan, fq_pipe_at(p, 0)->k, clk, oc->last_done_ns);
 		fq_pipe_retire(p);
 		retired = true;
 	}

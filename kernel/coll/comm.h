@@ -565,17 +565,19 @@ struct fq_peer {
 struct fq_step_rec {
 	u32 step;
 	u32 peer;
+	u32 chan;
 	u64 wait_ns;
 	u64 bytes;
 };
 
 /*
- * one step of the last operation, in ns since the operation started:
- * admitted, first moved (0: never), done; @overlapped: it moved while a
- * step before it still ran
+ * one step of one channel of the last operation, in ns since the
+ * operation started: admitted, first moved (0: never), done;
+ * @overlapped: it moved while a step of the channel before it still ran
  */
 struct fq_step_time {
 	u32 step;
+	u32 chan;
 	bool overlapped;
 	u64 admit_ns;
 	u64 first_ns;
@@ -1255,9 +1257,10 @@ void fq_debugfs_comm_del(struct fq_comm *comm);
 
 /* comm_stats.c */
 void fq_stats_op_start(struct fq_comm *comm, struct fq_op *op);
-void fq_stats_step_wait(struct fq_comm *comm, struct fq_peer *peer, u32 k, u64 wait,
+void fq_stats_step_wait(struct fq_comm *comm, struct fq_peer *peer, u32 chan, u32 k, u64 wait,
 			u64 bytes);
-void fq_stats_step_done(struct fq_comm *comm, u32 k, const struct fq_step_clock *clk, u64 now);
+void fq_stats_step_done(struct fq_comm *comm, u32 chan, u32 k, const struct fq_step_clock *clk,
+			u64 now);
 void fq_stats_show_pipeline(struct seq_file *s, struct fq_comm *comm);
 void fq_stats_op_done(struct fq_comm *comm, struct fq_op *op, u64 ns);
 void fq_stats_hist_pct(const u64 *hist, u64 count, u64 *p50, u64 *p99, u64 *p999);

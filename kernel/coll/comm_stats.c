@@ -50,13 +50,14 @@ void fq_stats_op_start(struct fq_comm *comm, struct fq_op *op)
  * fq_stats_step_wait() - a step in flight now has all of a peer's data
  * @comm: the communicator
  * @peer: the peer
+ * @chan: the channel whose step it is
  * @k: the step
  * @wait: how long it waited for it (ns)
  * @bytes: what the step received from it
  *
  * Context: the engine, run_lock held.
  */
-void fq_stats_step_wait(struct fq_comm *comm, struct fq_peer *peer, u32 k, u64 wait,
+void fq_stats_step_wait(struct fq_comm *comm, struct fq_peer *peer, u32 chan, u32 k, u64 wait,
 			u64 bytes)
 {
 	struct fq_step_waits *sw;
@@ -70,7 +71,8 @@ void fq_stats_step_wait(struct fq_comm *comm, struct fq_peer *peer, u32 k, u64 w
 	peer->op_seen = true;
 	if (sw->n < FQ_STEP_LOG)
 		sw->rec[sw->n++] = (struct fq_step_rec) {
-			.step = k, .peer = peer->rank, .wait_ns = wait, .bytes = bytes,
+			.step = k, .peer = peer->rank, .chan = chan, .wait_ns = wait,
+			.bytes = bytes,
 		};
 	else
 		sw->dropped++;
@@ -84,15 +86,17 @@ static u64 fq_stats_since(const struct fq_op_timeline *tl, u64 t)
 }
 
 /**
- * fq_stats_step_done() - step @k of the running operation is done
+ * fq_stats_step_done() - step @k of a channel of the running operation is done
  * @comm: the communicator
+ * @chan: the channel
  * @k: the step
  * @clk: its timing
  * @now: when it was found done (ktime ns)
  *
  * Context: the engine, run_lock held.
  */
-void fq_stats_step_done(struct fq_comm *comm, u32 k, const struct fq_step_clock *clk, u64 now)
+void fq_stats_step_done(struct fq_comm *comm, u32 chan, u32 k, const struct fq_step_clock *clk,
+			u64 now)
 {
 	struct fq_comm_stats *st = &comm->stats;
 	struct fq_op_timeline *tl = &st->timeline[st->tcur];
@@ -102,7 +106,7 @@ void fq_stats_step_done(struct fq_comm *comm, u32 k, const struct fq_step_clock 
 	st->steps_overlapped += clk->overlapped;
 	if (tl->n < FQ_STEP_LOG)
 		tl->t[tl->n++] = (struct fq_step_time) {
-			.step = k, .overlapped = clk->overlapped,
+			.step = k, .chan = chan, .overlapped = clk->overlapped,
 			.admit_ns = fq_stats_since(tl, clk->admit_ns),
 			.first_ns = fq_stats_since(tl, clk->first_ns),
 			.done_ns = fq_stats_since(tl, now),
@@ -299,12 +303,12 @@ void fq_stats_show_steps(struct seq_file *s, struct fq_comm *comm)
 		so_far = st->waits[st->tcur].n;
 	}
 	spin_unlock_bh(&comm->stats_lock);
-	seq_printf(s, "# op %llu %s: step peer wait_ns bytes (dropped %u)\n",
+	seq_printf(s, "# op %llu %s: step peer wait_ns bytes chan (dropped %u)\n",
 		   complete ? sw->seq : 0, complete ? fq_coll_names[sw->coll] : "-",
 		   complete ? sw->dropped : 0);
 	for (i = 0; complete && i < sw->n; i++)
-		seq_printf(s, "%-4u %-6u %12llu %12llu\n", sw->rec[i].step, sw->rec[i].peer,
-			   sw->rec[i].wait_ns, sw->rec[i].bytes);
+		seq_printf(s, "%-4u %-6u %12llu %12llu %u\n", sw->rec[i].step, sw->rec[i].peer,
+			   sw->rec[i].wait_ns, sw->rec[i].bytes, sw->rec[i].chan);
 	if (running)
 		seq_printf(s, "# op %llu not done (running or failed): %u waits so far\n",
 			   running, so_far);
@@ -333,12 +337,12 @@ void fq_stats_show_pipeline(struct seq_file *s, struct fq_comm *comm)
 	overlapped = st->steps_overlapped;
 	spin_unlock_bh(&comm->stats_lock);
 	seq_printf(s, "steps_run %llu\nsteps_overlapped %llu\n", run, overlapped);
-	seq_printf(s, "# op %llu %s, ns since it started: step admitted first_move done overlapped\n",
+	seq_printf(s, "# op %llu %s, ns since it started: step admitted first_move done overlapped chan\n",
 		   tl->seq, tl->complete ? fq_coll_names[tl->coll] : "-");
 	for (i = 0; tl->complete && i < tl->n; i++) {
 		t = &tl->t[i];
-		seq_printf(s, "%-4u %12llu %12llu %12llu %s\n", t->step, t->admit_ns, t->first_ns,
-			   t->done_ns, t->overlapped ? "yes" : "no");
+		seq_printf(s, "%-4u %12llu %12llu %12llu %-3s %u\n", t->step, t->admit_ns,
+			   t->first_ns, t->done_ns, t->overlapped ? "yes" : "no", t->chan);
 	}
 	kfree(tl);
 }
