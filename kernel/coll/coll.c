@@ -838,22 +838,29 @@ static int fq_op_report_reads(struct fq_comm *comm, unsigned long deadline)
 /*
  * One pass over every channel's steps in flight, retiring the steps done
  * and admitting the next.  @running: set if a channel's schedule has
- * steps left.  Return: 0 or -errno.
+ * steps left; @idle: set if a channel, done or not, did not move.
+ * Return: 0 or -errno.
  */
-static int fq_op_pass_all(struct fq_comm *comm, struct fq_op *op, bool *progress, bool *running)
+static int fq_op_pass_all(struct fq_comm *comm, struct fq_op *op, bool *progress, bool *running,
+			  bool *idle)
 {
 	struct fq_op_chan *oc;
+	bool moved;
 	int err;
 
 	*running = false;
+	*idle = false;
 	for (oc = op->ch; oc < op->ch + op->nact; oc++) {
-		if (!oc->pipe.n)
-			continue;
-		err = fq_op_pass(comm, op, oc, progress);
-		if (err)
-			return err;
-		*progress |= fq_op_turn(comm, oc);
+		moved = false;
+		if (oc->pipe.n) {
+			err = fq_op_pass(comm, op, oc, &moved);
+			if (err)
+				return err;
+			moved |= fq_op_turn(comm, oc);
+		}
+		*progress |= moved;
 		*running |= oc->pipe.n;
+		*idle |= !moved;
 	}
 	return 0;
 }
@@ -876,7 +883,7 @@ static bool fq_op_waits_tx_any(struct fq_op *op)
 static int fq_op_run(struct fq_comm *comm, struct fq_op *op)
 {
 	unsigned long deadline = jiffies + comm->op_timeout;
-	bool progress, running, quiet_tx;
+	bool progress, running, idle, quiet_tx;
 	struct fq_op_chan *oc;
 	u64 seen;
 	long left;
@@ -890,12 +897,20 @@ static int fq_op_run(struct fq_comm *comm, struct fq_op *op)
 	for (;;) {
 		seen = fq_comm_events(comm);
 		progress = false;
-		err = fq_op_pass_all(comm, op, &progress, &running);
+		err = fq_op_pass_all(comm, op, &progress, &running, &idle);
 		if (err)
 			return err;
 		if (!running)
 			break;
 		if (progress) {
+			/*
+			 * A channel that waits, or is done, may owe its peer the
+			 * FINs held back for a batch, which the peer's channel
+			 * waits for: out with them, as when nothing moves
+			 */
+			err = idle ? fq_op_fins_out(comm) : 0;
+			if (err < 0)
+				return err;
 			deadline = jiffies + comm->op_timeout;
 			fq_run_moved(comm);
 			cond_resched();
