@@ -738,33 +738,53 @@ static bool fq_op_waits_tx(struct fq_op_chan *oc)
 }
 
 /*
- * The engine found nothing to do: note whom the oldest step in flight of
- * the channel furthest behind waits on (its first transfer not done,
- * receives first), and since when, for the heartbeats (ctrl.c).  Progress
- * ends the wait (fq_op_run()), so a wait is the time since the engine
- * last moved.
+ * Whom the oldest step in flight of channel @oc waits on: the peer of its
+ * first transfer not done, receives first; FABRIQ_STATUS_NO_RANK if none.
+ */
+static u32 fq_chan_waits_on(struct fq_op_chan *oc)
+{
+	struct fq_pipe_step *ps = fq_pipe_at(&oc->pipe, 0);
+	u32 i;
+
+	fq_op_sync_freed(oc, 0);
+	for (i = 0; i < ps->st.n; i++)
+		if (ps->st.x[i].op != FQ_X_SEND && fq_xfer_open(ps, i))
+			return ps->st.x[i].peer;
+	for (i = 0; i < ps->st.n; i++)
+		if (ps->st.x[i].op == FQ_X_SEND && fq_xfer_open(ps, i))
+			return ps->st.x[i].peer;
+	return FABRIQ_STATUS_NO_RANK;
+}
+
+/*
+ * The engine found nothing to do: note the channel furthest behind (the
+ * lowest oldest step in flight, among those that wait on a peer if any
+ * does), whom it waits on and since when, for the heartbeats (ctrl.c).
+ * Progress ends the wait (fq_op_run()), so a wait is the time since the
+ * engine last moved.
  */
 static void fq_op_note_wait(struct fq_comm *comm, struct fq_op *op)
 {
-	struct fq_op_chan *oc, *lag = NULL;
-	u32 i, who = FABRIQ_STATUS_NO_RANK;
-	struct fq_pipe_step *ps;
+	u32 who = FABRIQ_STATUS_NO_RANK, w, k, step = U32_MAX;
+	struct fq_op_chan *oc;
+	bool waits, best_waits;
 
-	for (oc = op->ch; oc < op->ch + op->nact; oc++)
-		if (oc->pipe.n && (!lag || fq_pipe_at(&oc->pipe, 0)->k <
-				   fq_pipe_at(&lag->pipe, 0)->k))
-			lag = oc;
-	if (!lag)
+	for (oc = op->ch; oc < op->ch + op->nact; oc++) {
+		if (!oc->pipe.n)
+			continue;
+		w = fq_chan_waits_on(oc);
+		k = fq_pipe_at(&oc->pipe, 0)->k;
+		waits = w != FABRIQ_STATUS_NO_RANK;
+		best_waits = who != FABRIQ_STATUS_NO_RANK;
+		/* one that waits on a peer beats one that does not, then the lower step */
+		if (waits == best_waits ? k < step : waits) {
+			who = w;
+			step = k;
+		}
+	}
+	if (step == U32_MAX)
 		return;
-	ps = fq_pipe_at(&lag->pipe, 0);
-	fq_op_sync_freed(lag, 0);
-	for (i = 0; i < ps->st.n && who == FABRIQ_STATUS_NO_RANK; i++)
-		if (ps->st.x[i].op != FQ_X_SEND && fq_xfer_open(ps, i))
-			who = ps->st.x[i].peer;
-	for (i = 0; i < ps->st.n && who == FABRIQ_STATUS_NO_RANK; i++)
-		if (ps->st.x[i].op == FQ_X_SEND && fq_xfer_open(ps, i))
-			who = ps->st.x[i].peer;
-	WRITE_ONCE(comm->run.step, ps->k);
+	WRITE_ONCE(comm->run.step, step);
 	if (who == READ_ONCE(comm->run.wait_rank))
 		return;
 	WRITE_ONCE(comm->run.wait_since_ns, ktime_get_ns());
