@@ -29,11 +29,13 @@ for n in 1 2 3 4 5 8; do
 done
 fq_run_sub "4 ranks, 1 MiB+3 and 16 MiB" "$here/fabriq_coll" --ranks 4 --big
 # With 4 channels of 4 KiB chunks, every call of two chunks per block or
-# more (most cases: every type at 4096 elements but int8, the odd sizes,
-# in place, overlapping, forced schedules) is cut into a slice per
-# channel, each running the schedule over its own connections (coll.c)
+# more (every type at 4096 elements but int8, the odd sizes, in place,
+# overlapping, forced schedules) is cut into a slice per channel, each
+# running the schedule over its own connections (coll.c).  Sum only: the
+# whole matrix of ops took 5 minutes more here, and an op does not meet
+# the cut
 fq_run_sub "3 ranks, 4 channels, 4 KiB chunks: calls cut into a slice per channel" \
-	"$here/fabriq_coll" --ranks 3 --channels 4 --chunk 4096
+	"$here/fabriq_coll" --ranks 3 --channels 4 --chunk 4096 --sliced
 mark=$(fq_console_mark)
 fq_run_sub "bad input, timeouts, signal, killed rank" "$here/fabriq_coll_bad"
 # its rank 1 with 1 channel against rank 0's 2 (communicator b0de0): both
