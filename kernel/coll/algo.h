@@ -109,10 +109,13 @@ struct fq_view {
 	u64 stride;
 };
 
-/* The real offset of offset @off of a channel's buffer. */
+/*
+ * The real offset of offset @off of a channel's buffer.  A slice as long
+ * as the block is the whole call (base 0): no division for it.
+ */
 static inline u64 fq_view_off(const struct fq_view *v, u64 off)
 {
-	if (!v->slen)
+	if (!v->slen || v->slen == v->stride)
 		return off;
 	return off / v->slen * v->stride + v->base + off % v->slen;
 }

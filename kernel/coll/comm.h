@@ -561,14 +561,20 @@ struct fq_peer {
 
 #define FQ_STEP_LOG	64	/* steps of the last operation kept for debugfs "steps" */
 
-/* one recorded wait: in step @step, the data from @peer was all in after @wait_ns */
+/*
+ * one recorded wait: in step @step of channel @chan, the data from @peer
+ * was all in after @wait_ns; @peer and @chan fit 16 bits (FABRIQ_MAX_RANKS,
+ * FABRIQ_MAX_CHANNELS), which keeps a record at 24 bytes
+ */
 struct fq_step_rec {
 	u32 step;
-	u32 peer;
-	u32 chan;
+	u16 peer;
+	u16 chan;
 	u64 wait_ns;
 	u64 bytes;
 };
+
+static_assert(FABRIQ_MAX_RANKS <= U16_MAX + 1 && FABRIQ_MAX_CHANNELS <= U16_MAX);
 
 /*
  * one step of one channel of the last operation, in ns since the
@@ -577,7 +583,7 @@ struct fq_step_rec {
  */
 struct fq_step_time {
 	u32 step;
-	u32 chan;
+	u16 chan;
 	bool overlapped;
 	u64 admit_ns;
 	u64 first_ns;
