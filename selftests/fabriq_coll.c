@@ -306,6 +306,9 @@ static int child(uint32_t rank)
 		o.chunk_bytes = chunk_bytes;
 	err = fabriq_comm_init(&comm, 0xfab1, nranks, rank, addrs, port, &o);
 	if (err) {
+		/* each rank's own reason: rank 0's timeout may be another's refusal */
+		printf("# rank %u: communicator setup failed: %s\n", rank, strerror(-err));
+		fflush(stdout);
 		for (i = 0; i < ncases + 2; i++)
 			results[i][rank] = err;
 		return 1;

@@ -60,11 +60,17 @@ ktap_missing() {
 # fq_run_sub DESC CMD...: a nested TAP program as one assertion; its
 # failing lines and diagnostics become our diagnostics
 fq_run_sub() {
-	local desc=$1 out rc
+	local desc=$1 out rc mark t
 	shift
+	mark=$(fq_console_mark)
+	t=$SECONDS
 	out=$("$@" 2>&1)
 	rc=$?
 	printf '%s\n' "$out" | grep -E '^(ok|not ok|#)' | sed 's/^/#   /' | grep -v '^#   ok' | head -40
+	echo "# $(basename "$1"): $((SECONDS - t)) s"
+	# a failure shows what the kernel said meanwhile (CI keeps only the log)
+	[ "$rc" -eq 0 ] || dmesg | sed -n "/$mark/,\$p" | grep -v "$mark" | tail -n 15 |
+		sed 's/^/#   kernel: /'
 	check_eq "$desc: $(printf '%s\n' "$out" | grep -c '^ok') passed, \
 $(printf '%s\n' "$out" | grep -c '^not ok') failed" 0 "$rc"
 }
@@ -360,6 +366,16 @@ fq_ranks_up() {
 		ip route add throw "$a/32" table $((200 + i)) || return 1
 		rdma link add "fqr$i" type rxe netdev "fqr$i" || return 1
 	done
+}
+
+# fq_rank_renew I: a new rxe device for local rank I.  rxe fails every QP
+# of a device whose packet its netdev refused (6.12; a netdev without
+# carrier refuses them all), its GSI QP too if a MAD went out then, and
+# that one never comes back: the CM of the address is dead until the
+# device is made anew.  A test that cuts a rank off renews its device.
+fq_rank_renew() {
+	rdma link del "fqr$1" && rdma link add "fqr$1" type rxe netdev "fqr$1" &&
+		wait_for 10 sh -c "rdma link show fqr$1/1 | grep -q ACTIVE"
 }
 
 # fq_ranks_addr I: the address of local rank I

@@ -36,8 +36,10 @@ for t in $tests; do
 	i=$((i + 1))
 	echo "# selftests: fabriq: $t"
 	fq_load_fabriq >/dev/null 2>&1
+	t_start=$(date +%s)
 	timeout "${timeout_s:-300}" "$dir/$t" 2>&1 | tee "$out" | sed 's/^/  /'
 	rc=${PIPESTATUS[0]}
+	echo "# $t took $(( $(date +%s) - t_start ))s"
 	# what the plan promised and the test never reported counts as failed
 	# (a test that skipped as a whole, exit 4, promised nothing)
 	missing=
