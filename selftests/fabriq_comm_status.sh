@@ -47,9 +47,8 @@ peers="$(fq_ranks_addr 0),$(fq_ranks_addr 1),$(fq_ranks_addr 2)"
 port=19600
 id=0x57a7
 tmp=$(mktemp -d)
-# a rank whose packets were refused (rank 2 cut off, rank 1's qdisc) gets a
-# new rxe device, or its address is dead for the tests after this one
-# (fq_rank_renew)
+# a rank whose link this test disturbs (rank 2 cut off, rank 1's qdisc
+# refusing its packets) gets a new rxe device (fq_rank_renew)
 renew=
 cleanup() {
 	local i

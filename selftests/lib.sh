@@ -69,7 +69,7 @@ fq_run_sub() {
 	printf '%s\n' "$out" | grep -E '^(ok|not ok|#)' | sed 's/^/#   /' | grep -v '^#   ok' | head -40
 	echo "# $(basename "$1"): $((SECONDS - t)) s"
 	# a failure shows what the kernel said meanwhile (CI keeps only the log)
-	[ "$rc" -eq 0 ] || dmesg | sed -n "/$mark/,\$p" | grep -v "$mark" | tail -n 15 |
+	[ "$rc" -eq 0 ] || fq_kernel_since "$mark" | grep -v "$mark" | tail -n 15 |
 		sed 's/^/#   kernel: /'
 	check_eq "$desc: $(printf '%s\n' "$out" | grep -c '^ok') passed, \
 $(printf '%s\n' "$out" | grep -c '^not ok') failed" 0 "$rc"
@@ -204,9 +204,11 @@ fq_console_mark() {
 	local m="fabriq-selftest-mark-$$-$RANDOM$RANDOM"
 	echo "$m" > /dev/kmsg && echo "$m"
 }
+# fq_kernel_since MARK: the kernel log from fq_console_mark's MARK on
+fq_kernel_since() { dmesg | sed -n "/$1/,\$p"; }
 fq_console_clean() {
 	local log
-	log=$(dmesg | sed -n "/$1/,\$p")
+	log=$(fq_kernel_since "$1")
 	[ -n "$log" ] && ! printf '%s\n' "$log" | grep -Eq "$FQ_CONSOLE_BAD"
 }
 
@@ -368,11 +370,13 @@ fq_ranks_up() {
 	done
 }
 
-# fq_rank_renew I: a new rxe device for local rank I.  rxe fails every QP
-# of a device whose packet its netdev refused (6.12; a netdev without
-# carrier refuses them all), its GSI QP too if a MAD went out then, and
+# fq_rank_renew I: a new rxe device for local rank I.  6.12's rxe fails
+# every QP of a device whose packet its netdev refused (a qdisc that drops
+# at enqueue; a netdev without carrier does not refuse: noop_qdisc's
+# NET_XMIT_CN counts as sent), its GSI QP too if a MAD went out then, and
 # that one never comes back: the CM of the address is dead until the
-# device is made anew.  A test that cuts a rank off renews its device.
+# device is made anew.  A test that disturbs a rank's link renews its
+# device, so the tests after it start from a fresh one.
 fq_rank_renew() {
 	rdma link del "fqr$1" && rdma link add "fqr$1" type rxe netdev "fqr$1" &&
 		wait_for 10 sh -c "rdma link show fqr$1/1 | grep -q ACTIVE"
