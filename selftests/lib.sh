@@ -443,6 +443,39 @@ fq_pcap_tos() {
 		awk '{ printf "%s%s %s", s, $3, $1; s = " " } END { print "" }'
 }
 
+# FQ_PCAP_AWK: the start of an awk program over "tcpdump -nn -v -x" output
+# that calls the program's packet() once per packet, with the IP packet
+# in hex (at(B, N): N bytes at byte B of it), its tos in tos and the byte
+# at which its UDP payload starts (the IPv4 header's IHL words, then the
+# 8 bytes of UDP) in payload
+# shellcheck disable=SC2016 # awk's $0 and $i
+FQ_PCAP_AWK='
+	function at(b, n) { return substr(hex, 2 * b + 1, 2 * n) }
+	function fq_flush() {
+		if (tos == "")
+			return
+		payload = 4 * (index("0123456789abcdef", substr(hex, 2, 1)) - 1) + 8
+		packet()
+		tos = ""
+	}
+	/^[^ \t]/ { fq_flush(); hex = "" }
+	match($0, /tos 0x[0-9a-f]+/) { tos = substr($0, RSTART + 4, RLENGTH - 4) }
+	/^\t0x[0-9a-f]+:/ { for (i = 2; i <= NF; i++) hex = hex $i }
+	END { fq_flush() }
+'
+
+# fq_pcap_bth PCAP FILTER: one line per RoCEv2 packet of PCAP that FILTER
+# picks, "tos T opcode O dqp Q psn P" from its base transport header (the
+# start of the UDP payload), for a diagnostic that says which packets
+# they were
+fq_pcap_bth() {
+	tcpdump -nn -v -x -r "$1" "$2" 2>/dev/null | awk "$FQ_PCAP_AWK"'
+		function packet() {
+			printf "tos %s opcode 0x%s dqp 0x%s psn 0x%s\n", tos, at(payload, 1),
+				at(payload + 5, 3), at(payload + 9, 3)
+		}'
+}
+
 # fq_pcap_cm_tos PCAP FIRST: the tos values (as fq_pcap_tos) of the CM's
 # setup and teardown (REQ, REP, RTU, DREQ) of the connections whose REQ
 # PCAP holds: the first copy of each (FIRST=1) or only the later copies
@@ -456,17 +489,11 @@ fq_pcap_tos() {
 fq_pcap_cm_tos() {
 	tcpdump -nn -v -x -r "$1" \
 		"$(fq_cm_attr 0x10) or $(fq_cm_attr 0x13) or $(fq_cm_attr 0x14) or $(fq_cm_attr 0x15)" \
-		2>/dev/null | awk -v first="$2" '
-		# at(B, N): N bytes at byte B of the IP packet, in hex
-		function at(b, n) { return substr(hex, 2 * b + 1, 2 * n) }
-		function flush(attr, local, remote, key, payload) {
-			if (tos == "")
-				return
-			# the UDP payload follows the IPv4 header (IHL words: 20
-			# bytes without options) and the UDP header; in it the
-			# attribute of the MAD at byte 36, the local comm ID at 44 and
-			# the remote one at 48; the source address at byte 12
-			payload = 4 * (index("0123456789abcdef", substr(hex, 2, 1)) - 1) + 8
+		2>/dev/null | awk -v first="$2" "$FQ_PCAP_AWK"'
+		# in the UDP payload: the attribute of the MAD at byte 36, the
+		# local comm ID at 44 and the remote one at 48; the source address
+		# at byte 12 of the IP packet
+		function packet(attr, local, remote, key) {
 			attr = at(payload + 36, 2)
 			local = at(payload + 44, 4)
 			remote = at(payload + 48, 4)
@@ -476,13 +503,8 @@ fq_pcap_cm_tos() {
 			if ((local in req || remote in req) && (first == 1) == !(key in seen))
 				n[tos]++
 			seen[key] = 1
-			tos = ""
 		}
-		/^[^ \t]/ { flush(); hex = "" }
-		match($0, /tos 0x[0-9a-f]+/) { tos = substr($0, RSTART + 4, RLENGTH - 4) }
-		/^\t0x[0-9a-f]+:/ { for (i = 2; i <= NF; i++) hex = hex $i }
 		END {
-			flush()
 			for (t in n) { printf "%s%s %s", s, t, n[t]; s = " " }
 			print ""
 		}'
