@@ -31,10 +31,16 @@
 #      silent), both long before the 30 s op timeout, and the kernel log
 #      names the connection.  rxe failed the device's CM QP as well, for
 #      good: rank 1's device is made anew, and connects again.
-#   6. Nothing is left afterwards; the log shows no oops or WARN.
+#   6. The CM handshake's last packet lost: every ready-to-use (RTU) that
+#      rank 1, which connects, sends is dropped on the bridge.  Rank 1 is
+#      up once it sent it, and counts rank 0's heartbeats from then on;
+#      rank 0, which accepted, takes rank 1's first message for the
+#      handshake's end (fq_cm_peer_sent()) instead of waiting 4 s for
+#      the CM's retry: a 2-rank allreduce runs, nobody is found dead.
+#   7. Nothing is left afterwards; the log shows no oops or WARN.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 25
+ktap_plan 28
 # a 1 s peer timeout; 5 s on a debug kernel (KASAN's slowness, measured:
 # 0.8 s without a heartbeat happens there on a loaded guest)
 peer_ms=1000 slack_ms=1000
@@ -55,6 +61,7 @@ cleanup() {
 	pkill -f -- "--port $port" 2>/dev/null
 	ip link set fqr2p up 2>/dev/null
 	tc qdisc del dev fqr1 root 2>/dev/null
+	for i in 0 1; do tc qdisc del dev "fqr${i}p" ingress 2>/dev/null; done
 	for i in $renew; do fq_rank_renew "$i"; done
 	rm -rf "$tmp"
 }
@@ -222,7 +229,33 @@ case $(uname -r) in
 *)	qp_fails ;;
 esac
 
-# 6. nothing left
+# 6. every RTU lost.  Where the bridge sees them (fqrNp's ingress), so
+# that no netdev refuses a packet (rxe would fail the QPs: 5. above).
+# RoCE v2 over IPv4 without options: UDP to 4791 at 22; BTH (12 bytes)
+# and DETH (8) from 28, then the MAD: its class at 49 (7: the CM), its
+# attribute at 64 (0x0014: ready-to-use).
+rtu_mark=$(fq_console_mark)
+for i in 0 1; do
+	tc qdisc add dev "fqr${i}p" ingress &&
+		tc filter add dev "fqr${i}p" ingress protocol ip prio 1 u32 \
+			match u8 0x45 0xff at 0 match u8 17 0xff at 9 match u16 4791 0xffff at 22 \
+			match u8 0x07 0xff at 49 match u16 0x0014 0xffff at 64 action drop
+done
+out=$(fq -j bench allreduce --ranks 2 --peers "$(fq_ranks_addr 0),$(fq_ranks_addr 1)" \
+	--port $((port + 7)) -b 64K -e 64K -n 5 -c 1 --peer-timeout $peer_ms 2>&1)
+got=$(echo "$out" | jq -r '"\(.results | length) \(.summary.wrong)"' 2>/dev/null) ||
+	got=$(echo "$out" | grep -v '^[[:space:]]*$' | head -n 1)
+rtus=$(for i in 0 1; do tc -s filter show dev "fqr${i}p" ingress; done |
+	grep -o 'Sent [0-9]* bytes [0-9]* pkt' | awk '{ n += $4 } END { print n + 0 }')
+for i in 0 1; do tc qdisc del dev "fqr${i}p" ingress; done
+dead=$(fq_kernel_since "$rtu_mark" | grep -c 'is dead')
+ktap_diag "RTUs dropped on the bridge: $rtus; allreduce: $got; ranks found dead: $dead"
+check_true "the CM's ready-to-use dropped on the bridge ($rtus of them)" test "$rtus" -ge 1
+check_eq "... the 2-rank allreduce runs all the same: 1 size, 0 wrong" "1 0" "$got"
+check_eq "... and no rank was found dead (the accepting rank took the first message for the handshake's end)" \
+	0 "$dead"
+
+# 7. nothing left
 wait_for 10 sh -c "! grep -qv ' 0$' $FQ_DBG/objects"
 check_eq "every fabriq object counter is back at zero" "" "$(grep -v ' 0$' "$FQ_DBG/objects")"
 check_true "the kernel log shows no oops or WARN" fq_console_clean "$mark"

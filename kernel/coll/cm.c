@@ -172,6 +172,28 @@ static void fq_fin_add(struct fq_conn *conn, s32 n)
 	atomic_add(n, &conn->comm->fins);
 }
 
+/**
+ * fq_cm_peer_sent() - a message came in on @conn: the peer's QP sends
+ * @conn: a connection with a QP
+ *
+ * So the peer had this rank's accept and answered it, even if its
+ * ready-to-use, the handshake's last packet, was lost: the CM sends it
+ * once, and another comes only when the accept is sent again, 4 s later
+ * (CMA_CM_RESPONSE_TIMEOUT).  Meanwhile the peer, up since it sent it,
+ * counts this rank's heartbeats (ctrl.c), which wait for the connection
+ * to be up, and finds this rank dead.  The first message tells rdma_cm the
+ * connection is up: the communication-established event, which a real HCA
+ * raises on that same first receive and rxe never does.  Once the CM has
+ * it, further calls return an error, harmlessly.
+ *
+ * Context: any (a completion, in softirq).
+ */
+void fq_cm_peer_sent(struct fq_conn *conn)
+{
+	if (!READ_ONCE(conn->established))
+		rdma_notify(conn->id, IB_EVENT_COMM_EST);
+}
+
 static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct fq_rx_ctx *rx = container_of(wc->wr_cqe, struct fq_rx_ctx, cqe);
@@ -193,6 +215,7 @@ static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		fq_comm_fail(comm, -EPROTO);
 		return;
 	}
+	fq_cm_peer_sent(conn);
 	imm = be32_to_cpu(wc->ex.imm_data);
 	fin = (imm >> FQ_IMM_FIN_SHIFT) & FQ_IMM_FIN_MAX;
 	spin_lock(conn->lock);

@@ -1278,6 +1278,7 @@ void fq_stats_peer_qp(struct fq_comm *comm, struct fq_peer *peer, struct fq_qp_s
 /* cm.c */
 int fq_cm_connect_all(struct fq_comm *comm);
 int fq_cm_post_recv(struct fq_conn *conn, u32 slot);
+void fq_cm_peer_sent(struct fq_conn *conn);
 void fq_cm_wc_error(struct fq_conn *conn, struct ib_wc *wc, const char *what);
 void fq_cm_teardown(struct fq_comm *comm);
 int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, const struct fq_dmamap *map,

@@ -150,6 +150,7 @@ static void fq_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		fq_comm_fail(comm, -EPROTO);
 		return;
 	}
+	fq_cm_peer_sent(conn);
 	spin_lock(&comm->lock);
 	peer->rs = rs;
 	peer->heard = jiffies | 1;
