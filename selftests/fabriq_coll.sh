@@ -16,7 +16,7 @@
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-ktap_plan 54
+ktap_plan 57
 fq_require jq sysctl pkill tcpdump
 fq_load_fabriq || ktap_bail "cannot load fabriq"
 fq_ranks_up 8 || ktap_bail "cannot set up 8 local ranks"
@@ -247,6 +247,11 @@ wait_for 30 sh -c "awk '\$1 == \"steps_run\" && \$2 >= 40 { ok = 1 } END { exit 
 	$FQ_DBG/comms/b1c4-r0/pipeline"
 pipeline=$(cat "$FQ_DBG/comms/b1c4-r0/pipeline")
 peers=$(cat "$FQ_DBG/comms/b1c4-r0/peers")
+# The channels of a call run in parallel (coll.c): channels 1-3 of the
+# 4-channel call each in a channel worker of the fabriq_chan workqueue,
+# whose kworker names the workqueue while it runs one ("+fabriq_chan").
+check_true "4 channels: channel workers (kworker ...+fabriq_chan) run the call's channels" \
+	wait_for 20 sh -c "cat /proc/[0-9]*/comm 2>/dev/null | grep -q '+fabriq_chan'"
 pkill -f -- '--port 19460'
 wait
 echo "$pipeline" | sed -n '3,$p' | while read -r line; do ktap_diag "  $line"; done
@@ -259,6 +264,16 @@ check_eq "... each channel's steps in order" "" \
 		a[c] = $2; d[c] = $4 }')"
 check_eq "... and each of the 4 channels' QPs to rank 1 carried sends" 4 \
 	"$(echo "$peers" | awk '$1 == 1 && $11 > 0' | wc -l)"
+check_eq "... and sent messages of their own (debugfs peers: msgs_tx per channel)" 4 \
+	"$(echo "$peers" | awk '$1 == 1 && $7 > 0' | wc -l)"
+
+# chan_workers off (read when a communicator is made): the call's one
+# thread drives the 4 channels side by side, as make bench-ab compares
+echo 0 > /sys/module/fabriq/parameters/chan_workers
+check_eq "chan_workers 0: 4 channels in one thread, 2 ranks, 8 B - 256 KiB: 6 sizes, 0 wrong" "6 0" \
+	"$(fq -j bench allreduce --ranks 2 --peers 198.19.0.1,198.19.0.2 --channels 4 --chunk 4096 \
+		-b 8 -e 256K -f 8 -n 2 -c 1 --port 19470 | jq -r '"\(.results | length) \(.summary.wrong)"')"
+echo 1 > /sys/module/fabriq/parameters/chan_workers
 
 # A synchronous call of at most 4 KiB runs on the communicator's
 # preallocated call and staging (allocates nothing): each rank of the

@@ -55,7 +55,7 @@ static_assert(sizeof(struct fabriq_cm_req) <= 56);
 
 /*
  * Something happened: bump @events, one of the counters whose sum the
- * engine's waits watch (fq_comm_events()).  Ordered
+ * engine's waits watch (fq_chans_events()).  Ordered
  * before what the caller reads next: the engine stores tx_wake before
  * its wait's barrier and reads the counters after it (fq_cm_tx_wake()),
  * so either it sees this bump or the caller sees its tx_wake.
@@ -70,7 +70,28 @@ static void fq_cm_progress(atomic64_t *events)
 static void fq_cm_event(struct fq_comm *comm)
 {
 	fq_cm_progress(&comm->events);
-	wake_up_all(&comm->wq);
+	fq_comm_wake_all(comm);
+}
+
+/*
+ * Something happened on @conn: wake whoever runs its channel, and whoever
+ * waits on the whole communicator (a quiesce, a failed call waiting for
+ * its sends' flush), if anyone does.  The caller bumped a counter first
+ * (fq_cm_progress(), a full barrier), as wq_has_sleeper() wants.
+ */
+static void fq_conn_wake(struct fq_conn *conn)
+{
+	struct fq_comm *comm = conn->comm;
+
+	wake_up_all(conn->wq);
+	if (conn->wq != &comm->wq && wq_has_sleeper(&comm->wq))
+		wake_up_all(&comm->wq);
+}
+
+/* Does whoever runs @conn's channel want its send completions now (fq_cm_tx_wake())? */
+static bool fq_conn_tx_wake(const struct fq_conn *conn)
+{
+	return !conn->control && READ_ONCE(conn->comm->chans[conn->chan].tx_wake);
 }
 
 /* ---- completions (softirq) ---- */
@@ -132,7 +153,7 @@ static void fq_cm_flushed(struct fq_conn *conn)
 	pr_warn_ratelimited("communicator %llx rank %u: the QP of channel %u to rank %u (%pISc) went to error with only flushes; it is closed\n",
 			    comm->id, comm->rank, conn->chan, conn->peer->rank,
 			    &comm->addrs[conn->peer->rank]);
-	wake_up_all(&comm->wq);
+	fq_comm_wake_all(comm);
 }
 
 /**
@@ -164,12 +185,18 @@ void fq_cm_wc_error(struct fq_conn *conn, struct ib_wc *wc, const char *what)
 	fq_comm_fail(comm, -EIO);
 }
 
-/* Context: @conn's lock held. */
+/*
+ * The control connection has no channel (its chan is nch, which may be
+ * FABRIQ_MAX_CHANNELS) and owes no FINs: it carries no read request.
+ * Context: @conn's lock held.
+ */
 static void fq_fin_add(struct fq_conn *conn, s32 n)
 {
 	lockdep_assert_held(conn->lock);
+	if (conn->control)
+		return;
 	WRITE_ONCE(conn->fin_pending, conn->fin_pending + n);
-	atomic_add(n, &conn->comm->fins);
+	atomic_add(n, &conn->comm->chans[conn->chan].fins);
 }
 
 /**
@@ -241,7 +268,7 @@ static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_unlock(conn->lock);
 	fq_cm_progress(conn->events);
 	/* credits serve sends; a FIN frees a send */
-	wake = (imm & FQ_IMM_DATA) || fin || READ_ONCE(comm->tx_wake);
+	wake = (imm & FQ_IMM_DATA) || fin || fq_conn_tx_wake(conn);
 	if (bad) {
 		pr_warn_ratelimited("communicator %llx rank %u: rank %u broke the rendezvous protocol (immediate %#x)\n",
 				    comm->id, comm->rank, conn->peer->rank, imm);
@@ -252,7 +279,7 @@ static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (!(imm & FQ_IMM_DATA) && fq_cm_post_recv(conn, rx->slot))
 		fq_comm_fail(comm, -EIO);
 	if (wake)
-		wake_up_all(&comm->wq);
+		fq_conn_wake(conn);
 }
 
 /*
@@ -322,7 +349,7 @@ static void fq_tx_account(struct fq_conn *conn, const struct fq_tx_ent *ent,
 /*
  * Should a send-side completion on @conn wake the engine whatever it
  * waits for: credits or FINs wait for room on the send queue, or it
- * failed?  (Else only if it waits on a send: comm->tx_wake, read after
+ * failed?  (Else only if it waits on a send: its channel's tx_wake, read after
  * fq_cm_progress().)  Context: @conn's lock held.
  */
 static bool fq_tx_wakes(const struct fq_conn *conn, enum ib_wc_status status)
@@ -383,7 +410,6 @@ static bool fq_tx_retire(struct fq_conn *conn, enum ib_wc_status status, u64 now
  */
 static void fq_tx_retire_rest(struct fq_conn *conn, enum ib_wc_status status)
 {
-	struct fq_comm *comm = conn->comm;
 	u64 now = ktime_get_ns();
 
 	spin_lock_bh(conn->lock);
@@ -391,7 +417,7 @@ static void fq_tx_retire_rest(struct fq_conn *conn, enum ib_wc_status status)
 		fq_tx_retire(conn, status, now);
 	spin_unlock_bh(conn->lock);
 	fq_cm_progress(conn->events);
-	wake_up_all(&comm->wq);
+	fq_conn_wake(conn);
 }
 
 static const char *const fq_tx_kind_names[] = {
@@ -429,7 +455,7 @@ static void fq_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	wake |= fq_tx_wakes(conn, wc->status);
 	spin_unlock(conn->lock);
 	fq_cm_progress(conn->events);
-	wake |= READ_ONCE(comm->tx_wake);
+	wake |= fq_conn_tx_wake(conn);
 	if (stray) {	/* a completion for no request in flight: a bug; stop */
 		pr_err("comm %llx: a send completed that was not in flight\n", comm->id);
 		fq_comm_fail(comm, -EIO);
@@ -437,13 +463,12 @@ static void fq_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (wc->status != IB_WC_SUCCESS)
 		fq_cm_wc_error(conn, wc, stray ? "send" : fq_tx_kind_names[ent->kind]);
 	if (wake || stray)
-		wake_up_all(&comm->wq);
+		fq_conn_wake(conn);
 }
 
 static void fq_credit_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct fq_conn *conn = container_of(wc->wr_cqe, struct fq_conn, credit_cqe);
-	struct fq_comm *comm = conn->comm;
 	bool wake;
 
 	/* a flushed or failed WR has left the send queue too */
@@ -453,28 +478,34 @@ static void fq_credit_done(struct ib_cq *cq, struct ib_wc *wc)
 	wake = fq_tx_wakes(conn, wc->status);
 	spin_unlock(conn->lock);
 	fq_cm_progress(conn->events);
-	wake |= READ_ONCE(comm->tx_wake);
+	wake |= fq_conn_tx_wake(conn);
 	if (wc->status != IB_WC_SUCCESS)
 		fq_cm_wc_error(conn, wc, "credit");
 	if (wake)
-		wake_up_all(&comm->wq);
+		fq_conn_wake(conn);
 }
 
 /**
- * fq_cm_tx_wake() - should send completions (and returned credits) wake the engine?
+ * fq_cm_tx_wake() - should send completions (and returned credits) on
+ * channels @lo .. @hi - 1 wake the thread running them?
  * @comm: the communicator
- * @on: yes (the default); no while the engine waits only for receives,
- *	so that a send's completion does not wake it for nothing
+ * @lo: the first channel
+ * @hi: one past the last
+ * @on: yes (the default); no while it waits only for receives, so that
+ *	a send's completion does not wake it for nothing
  *
- * The engine waits next (its barrier orders this store before its read
- * of comm->events); a completion bumps comm->events before it reads
- * this (fq_cm_progress()).  So a completion that misses the engine's
- * change bumped comm->events first, which the engine's wait sees.
- * Context: process (the engine).
+ * The thread waits next (its barrier orders this store before its read
+ * of the channels' events); a completion bumps its channel's events
+ * before it reads this (fq_cm_progress()).  So a completion that misses
+ * the change bumped the events first, which the thread's wait sees.
+ * Context: process (the thread running those channels).
  */
-void fq_cm_tx_wake(struct fq_comm *comm, bool on)
+void fq_cm_tx_wake(struct fq_comm *comm, u32 lo, u32 hi, bool on)
 {
-	WRITE_ONCE(comm->tx_wake, on);
+	u32 c;
+
+	for (c = lo; c < hi; c++)
+		WRITE_ONCE(comm->chans[c].tx_wake, on);
 }
 
 /* ---- the transport, for the engine (hw_rwsem held for reading) ---- */
@@ -835,24 +866,26 @@ int fq_cm_return_credits(struct fq_conn *conn, bool force)
 
 /**
  * fq_cm_fins_out() - report to every peer the read requests of its this
- * rank has read
+ * rank has read on channels @lo .. @hi - 1
  * @comm: the communicator
+ * @lo: the first channel
+ * @hi: one past the last
  *
  * A peer's call cannot end before it hears of them; this rank's may end
  * as soon as its reads are done.
  * Context: process; hw_rwsem held for reading.  Return: how many are
  * still to report (room on a send queue lacked), or -errno.
  */
-int fq_cm_fins_out(struct fq_comm *comm)
+int fq_cm_fins_out(struct fq_comm *comm, u32 lo, u32 hi)
 {
 	struct fq_conn *conn;
 	u32 r, c, left = 0;
 	int err;
 
-	if (!atomic_read(&comm->fins))
-		return 0;
-	for (r = 0; r < comm->nranks; r++)
-		for (c = 0; r != comm->rank && c < comm->nch; c++) {
+	for (c = lo; c < hi; c++)
+		for (r = 0; atomic_read(&comm->chans[c].fins) && r < comm->nranks; r++) {
+			if (r == comm->rank)
+				continue;
 			conn = comm->peers[r].ch[c];
 			if (!READ_ONCE(conn->fin_pending))
 				continue;
@@ -1968,5 +2001,5 @@ void fq_cm_teardown(struct fq_comm *comm)
 	mutex_unlock(&comm->setup_lock);
 out:
 	up_write(&comm->hw_rwsem);
-	wake_up_all(&comm->wq);	/* an engine waiting for its sends' flush */
+	fq_comm_wake_all(comm);	/* an engine waiting for its sends' flush */
 }

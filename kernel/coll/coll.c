@@ -13,7 +13,12 @@
  * A call of two chunks per block or more is cut into a slice per
  * channel (algo.h), and each channel runs the whole schedule on its slice
  * alone, over its own connections; the call ends when every channel's
- * schedule has.  Within a channel every transfer is cut into chunk-sized
+ * schedule has.  Channels 1 and up each run in a channel worker of their
+ * own (the fabriq_chan workqueue) while the call's thread runs channel 0:
+ * they send, wait and reduce in parallel, each sleeping on its channel's
+ * waitqueue, which only its own completions wake (the module parameter
+ * chan_workers turns this off: the call's thread runs them all, side by
+ * side).  Within a channel every transfer is cut into chunk-sized
  * messages and all of them are kept moving at once, up to the credits,
  * with two steps in flight: each message is sent, or received and reduced
  * or copied into place, as soon as the bytes it touches are ready (pipe.c
@@ -335,28 +340,56 @@ static u64 fq_op_step_waited(struct fq_op_chan *oc, u32 a)
 }
 
 /*
+ * The device's mapping of @p's registered buffer, made the first time it
+ * is asked for (regcache.c, dmamap.c); NULL if it could not be mapped.
+ * Context: hw_rwsem held for reading, the device there; one thread runs
+ * the call, or the channel workers do not start before it is made
+ * (fq_op_dmamap_all()).
+ */
+static const struct fq_dmamap *fq_pin_dma(struct fq_comm *comm, struct fq_pin *p)
+{
+	if (!p->dma_tried) {
+		p->dma = fq_reg_dma(p->reg, comm->ibdev);
+		p->dma_tried = true;
+	}
+	return p->dma;
+}
+
+/*
  * The device's mapping of the registered buffer @from is in, made at the
- * first send from it (regcache.c, dmamap.c).  NULL: @from is in none (a
- * kernel copy, a work buffer) or it could not be mapped, and each
- * zero-copy send maps its own pages.  Context: hw_rwsem held for reading.
+ * first send from it.  NULL: @from is in none (a kernel copy, a work
+ * buffer) or it could not be mapped, and each zero-copy send maps its
+ * own pages.  Context: hw_rwsem held for reading.
  */
 static const struct fq_dmamap *fq_op_dmamap(struct fq_comm *comm, struct fq_op *op,
 					    const void *from)
 {
-	struct fq_pin *pins[] = { &op->in, &op->out }, *p;
+	struct fq_pin *pins[] = { &op->in, &op->out };
 	u32 k;
 
-	for (k = 0; k < ARRAY_SIZE(pins); k++) {
-		p = pins[k];
-		if (!p->reg || !fq_reg_holds(p->reg, from))
-			continue;
-		if (!p->dma_tried) {
-			p->dma = fq_reg_dma(p->reg, comm->ibdev);
-			p->dma_tried = true;
-		}
-		return p->dma;
-	}
+	for (k = 0; k < ARRAY_SIZE(pins); k++)
+		if (pins[k]->reg && fq_reg_holds(pins[k]->reg, from))
+			return fq_pin_dma(comm, pins[k]);
 	return NULL;
+}
+
+/*
+ * Before channel workers start: the device's mappings of the call's
+ * registered buffers, which zero-copy sends read, so that no channel
+ * makes one while another looks (fq_pin_dma()).
+ */
+static void fq_op_dmamap_all(struct fq_comm *comm, struct fq_op *op)
+{
+	struct fq_pin *pins[] = { &op->in, &op->out };
+	u32 k;
+
+	if (!comm->zero_copy)
+		return;
+	down_read(&comm->hw_rwsem);
+	for (k = 0; !comm->hw_gone && k < ARRAY_SIZE(pins); k++)
+		if (pins[k]->reg)
+			fq_pin_dma(comm, pins[k]);
+	up_read(&comm->hw_rwsem);
 }
 
 /*
@@ -443,8 +476,8 @@ static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, struct fq_op_cha
 			break;
 		if (err)
 			break;
-		peer->send_seq++;
-		peer->tx_bytes += len;
+		WRITE_ONCE(conn->msgs.send_seq, conn->msgs.send_seq + 1);
+		WRITE_ONCE(conn->msgs.tx_bytes, conn->msgs.tx_bytes + len);
 		atomic64_add(len, &comm->bytes);
 		xs->msgs += nmsg;
 		*progress = true;
@@ -560,9 +593,9 @@ static int fq_pump_recv(struct fq_comm *comm, struct fq_op *op, struct fq_op_cha
 			err = fq_cm_consume(conn);
 			if (err)
 				break;
-			peer->recv_seq++;
+			WRITE_ONCE(conn->msgs.recv_seq, conn->msgs.recv_seq + 1);
 		}
-		peer->rx_bytes += want;
+		WRITE_ONCE(conn->msgs.rx_bytes, conn->msgs.rx_bytes + want);
 		xs->issued++;
 		*progress = true;
 		/* the channels wait at once: each counts its share */
@@ -607,7 +640,8 @@ static int fq_op_pass(struct fq_comm *comm, struct fq_op *op, struct fq_op_chan 
 	int err;
 
 	down_read(&comm->hw_rwsem);
-	err = READ_ONCE(comm->err);
+	/* the communicator failed, or another channel of the call did */
+	err = READ_ONCE(comm->err) ?: READ_ONCE(op->failed);
 	if (!err && comm->hw_gone)
 		err = -ENODEV;
 	for (a = 0; !err && a < p->n; a++) {
@@ -627,11 +661,13 @@ static int fq_op_pass(struct fq_comm *comm, struct fq_op *op, struct fq_op_chan 
 	return err;
 }
 
-/* The engine moved: it waits on nobody now (ctrl.c's heartbeats tell). */
-static void fq_run_moved(struct fq_comm *comm)
+/* Channel @c moved: it waits on nobody now (ctrl.c's heartbeats tell). */
+static void fq_chan_moved(struct fq_comm *comm, u32 c)
 {
-	if (READ_ONCE(comm->run.wait_rank) != FABRIQ_STATUS_NO_RANK)
-		WRITE_ONCE(comm->run.wait_rank, FABRIQ_STATUS_NO_RANK);
+	struct fq_chan_run *run = &comm->chans[c].run;
+
+	if (READ_ONCE(run->wait_rank) != FABRIQ_STATUS_NO_RANK)
+		WRITE_ONCE(run->wait_rank, FABRIQ_STATUS_NO_RANK);
 }
 
 /*
@@ -656,7 +692,7 @@ static bool fq_op_turn(struct fq_comm *comm, struct fq_op_chan *oc)
 		retired = true;
 	}
 	if (retired)
-		fq_run_moved(comm);
+		fq_chan_moved(comm, oc->chan);
 	for (slot = fq_pipe_slot(p, p->n); fq_pipe_admit(p); slot = fq_pipe_slot(p, p->n)) {
 		memset(oc->acked[slot], 0, sizeof(oc->acked[slot]));
 		/* debugfs fault knob: this rank is slow to start each step */
@@ -675,9 +711,10 @@ MODULE_PARM_DESC(busy_poll_us,
 #define FQ_BUSY_POLL_MAX_US	1000
 
 /*
- * Before sleeping, spin for about one round trip (the sends' measured
- * post -> completion time, at most busy_poll_us, at most 1 ms whatever
- * the parameter says): a completion that comes
+ * Before sleeping, the thread running channels @lo .. @hi - 1 of @op
+ * spins for about one round trip (their sends' measured post ->
+ * completion time, at most busy_poll_us, at most 1 ms whatever the
+ * parameter says): a completion that comes
  * that soon is seen without the sleep and the wake-up, which are most
  * of a small call's time.  Not on a software device: there the spin
  * takes the CPU that would make the completion (make bench, 8-byte
@@ -688,18 +725,19 @@ MODULE_PARM_DESC(busy_poll_us,
  * rounds: 1.24x round by round, medians 432 us against 323 us).
  * Return: true if something happened.
  */
-static bool fq_busy_poll(struct fq_comm *comm, u64 seen)
+static bool fq_busy_poll(struct fq_comm *comm, struct fq_op *op, u32 lo, u32 hi, u64 seen)
 {
 	u64 cap = (u64)min_t(u32, READ_ONCE(busy_poll_us), FQ_BUSY_POLL_MAX_US) * NSEC_PER_USEC;
 	u64 budget = 0, end;
 	u32 c;
 
-	for (c = 0; comm->busy_poll && c < comm->nch; c++)
+	for (c = lo; comm->busy_poll && c < hi; c++)
 		budget = max(budget, READ_ONCE(comm->chans[c].tx_cqe_avg_ns));
 	budget = min(budget, cap);
 	end = ktime_get_ns() + budget;
 	while (budget && ktime_get_ns() < end) {
-		if (fq_comm_events(comm) != seen || READ_ONCE(comm->err))
+		if (fq_chans_events(comm, lo, hi) != seen || READ_ONCE(comm->err) ||
+		    READ_ONCE(op->failed))
 			return true;
 		if (need_resched() || signal_pending(current))
 			break;
@@ -757,38 +795,61 @@ static u32 fq_chan_waits_on(struct fq_op_chan *oc)
 }
 
 /*
- * The engine found nothing to do: note the channel furthest behind (the
- * lowest oldest step in flight, among those that wait on a peer if any
- * does), whom it waits on and since when, for the heartbeats (ctrl.c).
- * Progress ends the wait (fq_op_run()), so a wait is the time since the
- * engine last moved.
+ * Channel @oc found nothing to do: note its oldest step in flight, whom
+ * it waits on and since when, for the heartbeats (fq_run_where()).
+ * Progress ends the wait (fq_chan_moved()), so a wait is the time since
+ * the channel last moved.
  */
-static void fq_op_note_wait(struct fq_comm *comm, struct fq_op *op)
+static void fq_chan_note_wait(struct fq_comm *comm, struct fq_op_chan *oc)
 {
-	u32 who = FABRIQ_STATUS_NO_RANK, w, k, step = U32_MAX;
-	struct fq_op_chan *oc;
+	struct fq_chan_run *run = &comm->chans[oc->chan].run;
+	u32 who;
+
+	if (!oc->pipe.n)
+		return;
+	who = fq_chan_waits_on(oc);
+	WRITE_ONCE(run->step, fq_pipe_at(&oc->pipe, 0)->k);
+	if (who == READ_ONCE(run->wait_rank))
+		return;
+	WRITE_ONCE(run->wait_since_ns, ktime_get_ns());
+	WRITE_ONCE(run->wait_rank, who);
+}
+
+/**
+ * fq_run_where() - where this rank's running call is, for its heartbeats:
+ * the channel furthest behind (the lowest oldest step in flight, among
+ * those that wait on a peer if any does)
+ * @comm: the communicator
+ * @step: its step (with no channel running: the step channel 0 got to)
+ * @wait_rank: whom it waits on (FABRIQ_STATUS_NO_RANK: nobody)
+ * @since_ns: since when (ktime ns)
+ *
+ * Context: any; reads what the channels' threads write, unlocked.
+ */
+void fq_run_where(struct fq_comm *comm, u32 *step, u32 *wait_rank, u64 *since_ns)
+{
+	u32 who = FABRIQ_STATUS_NO_RANK, best = U32_MAX, c, w, k;
+	struct fq_chan_run *run;
 	bool waits, best_waits;
 
-	for (oc = op->ch; oc < op->ch + op->nact; oc++) {
-		if (!oc->pipe.n)
+	*since_ns = 0;
+	for (c = 0; c < comm->nch; c++) {
+		run = &comm->chans[c].run;
+		if (!READ_ONCE(run->active))
 			continue;
-		w = fq_chan_waits_on(oc);
-		k = fq_pipe_at(&oc->pipe, 0)->k;
+		w = READ_ONCE(run->wait_rank);
+		k = READ_ONCE(run->step);
 		waits = w != FABRIQ_STATUS_NO_RANK;
 		best_waits = who != FABRIQ_STATUS_NO_RANK;
 		/* one that waits on a peer beats one that does not, then the lower step */
-		if (waits == best_waits ? k < step : waits) {
+		if (waits == best_waits ? k < best : waits) {
 			who = w;
-			step = k;
+			best = k;
+			*since_ns = READ_ONCE(run->wait_since_ns);
 		}
 	}
-	if (step == U32_MAX)
-		return;
-	WRITE_ONCE(comm->run.step, step);
-	if (who == READ_ONCE(comm->run.wait_rank))
-		return;
-	WRITE_ONCE(comm->run.wait_since_ns, ktime_get_ns());
-	WRITE_ONCE(comm->run.wait_rank, who);
+	*step = best == U32_MAX ? READ_ONCE(comm->chans[0].run.step) : best;
+	*wait_rank = who;
 }
 
 /*
@@ -816,19 +877,48 @@ static int fq_op_peer_closed(struct fq_comm *comm, struct fq_op_chan *oc)
 }
 
 /*
- * Report to the peers the read requests of theirs this rank read.
+ * Report to the peers the read requests of theirs this rank read on
+ * channels @lo .. @hi - 1.
  * Return: how many wait for room on a send queue, or -errno.
  */
-static int fq_op_fins_out(struct fq_comm *comm)
+static int fq_op_fins_out(struct fq_comm *comm, u32 lo, u32 hi)
 {
+	u32 c, fins = 0;
 	int left;
 
-	if (!atomic_read(&comm->fins))
+	for (c = lo; c < hi; c++)
+		fins |= atomic_read(&comm->chans[c].fins);
+	if (!fins)
 		return 0;
 	down_read(&comm->hw_rwsem);
-	left = comm->hw_gone ? -ENODEV : fq_cm_fins_out(comm);
+	left = comm->hw_gone ? -ENODEV : fq_cm_fins_out(comm, lo, hi);
 	up_read(&comm->hw_rwsem);
 	return left;
+}
+
+/*
+ * The thread running channels @lo .. @hi - 1 of a call (struct fq_runner):
+ * it waits on @wq, which their completions wake (fq_conn.wq)
+ */
+struct fq_runner {
+	struct fq_comm *comm;
+	struct fq_op *op;
+	u32 lo;
+	u32 hi;
+	wait_queue_head_t *wq;
+};
+
+/* Its channels' events (fq_chans_events()). */
+static u64 fq_runner_events(const struct fq_runner *rn)
+{
+	return fq_chans_events(rn->comm, rn->lo, rn->hi);
+}
+
+/* Should it stop waiting: something happened, or the call or communicator failed? */
+static bool fq_runner_woken(const struct fq_runner *rn, u64 seen)
+{
+	return fq_runner_events(rn) != seen || READ_ONCE(rn->comm->err) ||
+	       READ_ONCE(rn->op->failed);
 }
 
 /*
@@ -836,48 +926,52 @@ static int fq_op_fins_out(struct fq_comm *comm)
  * calls cannot end before, and this one may have ended with the last
  * reports still waiting for room on a send queue.
  */
-static int fq_op_report_reads(struct fq_comm *comm, unsigned long deadline)
+static int fq_op_report_reads(struct fq_runner *rn, unsigned long deadline)
 {
+	struct fq_comm *comm = rn->comm;
 	int left;
 	u64 seen;
 
 	for (;;) {
-		seen = fq_comm_events(comm);
-		left = fq_op_fins_out(comm);
+		seen = fq_runner_events(rn);
+		left = fq_op_fins_out(comm, rn->lo, rn->hi);
 		if (left <= 0)
 			return left;
 		if (time_after(jiffies, deadline))
 			return -ETIMEDOUT;
-		wait_event_timeout(comm->wq, fq_comm_events(comm) != seen ||
-				   READ_ONCE(comm->err), HZ / 10);
+		wait_event_timeout(*rn->wq, fq_runner_woken(rn, seen), HZ / 10);
 		if (READ_ONCE(comm->err))
 			return READ_ONCE(comm->err);
+		if (READ_ONCE(rn->op->failed))
+			return READ_ONCE(rn->op->failed);
 	}
 }
 
 /*
- * One pass over every channel's steps in flight, retiring the steps done
- * and admitting the next.  @running: set if a channel's schedule has
- * steps left; @idle: set if a channel, done or not, did not move.
- * Return: 0 or -errno.
+ * One pass over the runner's channels' steps in flight, retiring the
+ * steps done and admitting the next.  @running: set if a channel's
+ * schedule has steps left; @idle: set if a channel, done or not, did not
+ * move.  Return: 0 or -errno.
  */
-static int fq_op_pass_all(struct fq_comm *comm, struct fq_op *op, bool *progress, bool *running,
-			  bool *idle)
+static int fq_op_pass_all(struct fq_runner *rn, bool *progress, bool *running, bool *idle)
 {
+	struct fq_op *op = rn->op;
 	struct fq_op_chan *oc;
 	bool moved;
 	int err;
 
 	*running = false;
 	*idle = false;
-	for (oc = op->ch; oc < op->ch + op->nact; oc++) {
+	for (oc = op->ch + rn->lo; oc < op->ch + rn->hi; oc++) {
 		moved = false;
 		if (oc->pipe.n) {
-			err = fq_op_pass(comm, op, oc, &moved);
+			err = fq_op_pass(rn->comm, op, oc, &moved);
 			if (err)
 				return err;
-			moved |= fq_op_turn(comm, oc);
+			moved |= fq_op_turn(rn->comm, oc);
 		}
+		if (moved)
+			fq_chan_moved(rn->comm, oc->chan);
 		*progress |= moved;
 		*running |= oc->pipe.n;
 		*idle |= !moved;
@@ -885,39 +979,70 @@ static int fq_op_pass_all(struct fq_comm *comm, struct fq_op *op, bool *progress
 	return 0;
 }
 
-/* Does a channel's step in flight wait on a send (to go out, or to complete)? */
-static bool fq_op_waits_tx_any(struct fq_op *op)
+/* Does one of the runner's channels' steps in flight wait on a send (to go out, or to complete)? */
+static bool fq_op_waits_tx_any(const struct fq_runner *rn)
 {
 	struct fq_op_chan *oc;
 
-	for (oc = op->ch; oc < op->ch + op->nact; oc++)
+	for (oc = rn->op->ch + rn->lo; oc < rn->op->ch + rn->hi; oc++)
 		if (fq_op_waits_tx(oc))
 			return true;
 	return false;
 }
 
 /*
- * Run the steps of every channel's schedule, up to FQ_PIPE_DEPTH of each
- * channel's at once (pipe.c), the channels side by side.
+ * Nothing moved: note where each channel waits, fail on a peer gone, and
+ * sleep until something happens (a tenth of a second at most: a closed
+ * peer is judged by time).  Return: 0 or -errno.
  */
-static int fq_op_run(struct fq_comm *comm, struct fq_op *op)
+static int fq_runner_wait(struct fq_runner *rn, u64 seen, unsigned long deadline)
 {
-	unsigned long deadline = jiffies + comm->op_timeout;
-	bool progress, running, idle, quiet_tx;
+	struct fq_comm *comm = rn->comm;
 	struct fq_op_chan *oc;
-	u64 seen;
+	bool quiet_tx;
 	long left;
 	int err;
 
-	for (oc = op->ch; oc < op->ch + op->nact; oc++) {
-		fq_pipe_init(&oc->pipe, &oc->sched, &oc->fresh, comm->chunk);
-		oc->last_done_ns = 0;
-		fq_op_turn(comm, oc);
+	for (oc = rn->op->ch + rn->lo; oc < rn->op->ch + rn->hi; oc++) {
+		fq_chan_note_wait(comm, oc);
+		err = oc->pipe.n ? fq_op_peer_closed(comm, oc) : 0;
+		if (err)
+			return err;
 	}
+	left = (long)(deadline - jiffies);
+	if (left <= 0)
+		return -ETIMEDOUT;
+	/* the FINs held back for a batch: a peer may wait for them */
+	err = fq_op_fins_out(comm, rn->lo, rn->hi);
+	if (err < 0)
+		return err;
+	/* send completions wake it only when it waits on a send (on by default) */
+	quiet_tx = !fq_op_waits_tx_any(rn);
+	if (quiet_tx)
+		fq_cm_tx_wake(comm, rn->lo, rn->hi, false);
+	left = wait_event_interruptible_timeout(*rn->wq, fq_runner_woken(rn, seen),
+						min_t(long, left, HZ / 10));
+	if (quiet_tx)
+		fq_cm_tx_wake(comm, rn->lo, rn->hi, true);
+	return left < 0 ? -EINTR : 0;
+}
+
+/*
+ * Run the steps of the runner's channels' schedules, up to FQ_PIPE_DEPTH
+ * of each channel's at once (pipe.c), the channels side by side.
+ */
+static int fq_runner_loop(struct fq_runner *rn)
+{
+	struct fq_comm *comm = rn->comm;
+	unsigned long deadline = jiffies + comm->op_timeout;
+	bool progress, running, idle;
+	u64 seen;
+	int err;
+
 	for (;;) {
-		seen = fq_comm_events(comm);
+		seen = fq_runner_events(rn);
 		progress = false;
-		err = fq_op_pass_all(comm, op, &progress, &running, &idle);
+		err = fq_op_pass_all(rn, &progress, &running, &idle);
 		if (err)
 			return err;
 		if (!running)
@@ -928,44 +1053,131 @@ static int fq_op_run(struct fq_comm *comm, struct fq_op *op)
 			 * FINs held back for a batch, which the peer's channel
 			 * waits for: out with them, as when nothing moves
 			 */
-			err = idle ? fq_op_fins_out(comm) : 0;
+			err = idle ? fq_op_fins_out(comm, rn->lo, rn->hi) : 0;
 			if (err < 0)
 				return err;
 			deadline = jiffies + comm->op_timeout;
-			fq_run_moved(comm);
 			cond_resched();
 			continue;
 		}
-		if (fq_busy_poll(comm, seen))
+		if (fq_busy_poll(comm, rn->op, rn->lo, rn->hi, seen))
 			continue;
-		fq_op_note_wait(comm, op);
-		for (oc = op->ch; oc < op->ch + op->nact; oc++) {
-			err = oc->pipe.n ? fq_op_peer_closed(comm, oc) : 0;
-			if (err)
-				return err;
-		}
-		left = (long)(deadline - jiffies);
-		if (left <= 0)
-			return -ETIMEDOUT;
-		/* the FINs held back for a batch: a peer may wait for them */
-		err = fq_op_fins_out(comm);
-		if (err < 0)
+		err = fq_runner_wait(rn, seen, deadline);
+		if (err)
 			return err;
-		/* a tenth of a second at most: a closed peer is judged by time */
-		/* send completions wake it only when it waits on a send (on by default) */
-		quiet_tx = !fq_op_waits_tx_any(op);
-		if (quiet_tx)
-			fq_cm_tx_wake(comm, false);
-		left = wait_event_interruptible_timeout(comm->wq,
-							fq_comm_events(comm) != seen ||
-							READ_ONCE(comm->err),
-							min_t(long, left, HZ / 10));
-		if (quiet_tx)
-			fq_cm_tx_wake(comm, true);
-		if (left < 0)
-			return -EINTR;
 	}
-	return fq_op_report_reads(comm, deadline);
+	return fq_op_report_reads(rn, deadline);
+}
+
+/*
+ * The first error of any channel fails the call: the other channels'
+ * threads stop at it (fq_op_pass()), woken if they sleep.
+ */
+static void fq_op_fail(struct fq_comm *comm, struct fq_op *op, int err)
+{
+	u32 c;
+
+	if (cmpxchg(&op->failed, 0, err))
+		return;
+	for (c = 0; comm->chan_workers && c < op->nact; c++)
+		wake_up_all(&comm->chans[c].wq);
+}
+
+/* Run channels @lo .. @hi - 1 of @op, in this thread.  Return: 0 or -errno. */
+static int fq_op_run_chans(struct fq_comm *comm, struct fq_op *op, u32 lo, u32 hi)
+{
+	struct fq_runner rn = {
+		.comm = comm, .op = op, .lo = lo, .hi = hi,
+		.wq = comm->chan_workers ? &comm->chans[lo].wq : &comm->wq,
+	};
+	struct fq_chan_run *run;
+	struct fq_op_chan *oc;
+	int err;
+
+	for (oc = op->ch + lo; oc < op->ch + hi; oc++) {
+		run = &comm->chans[oc->chan].run;
+		WRITE_ONCE(run->step, 0);
+		WRITE_ONCE(run->wait_rank, FABRIQ_STATUS_NO_RANK);
+		WRITE_ONCE(run->active, true);
+		fq_pipe_init(&oc->pipe, &oc->sched, &oc->fresh, comm->chunk);
+		oc->last_done_ns = 0;
+		fq_op_turn(comm, oc);
+	}
+	err = fq_runner_loop(&rn);
+	for (oc = op->ch + lo; oc < op->ch + hi; oc++)
+		WRITE_ONCE(comm->chans[oc->chan].run.active, false);
+	if (err)
+		fq_op_fail(comm, op, err);
+	return err;
+}
+
+static bool chan_workers = true;
+module_param(chan_workers, bool, 0644);
+MODULE_PARM_DESC(chan_workers,
+		 "a call's channels run in parallel, each in a thread of its own, and reduce in parallel (default on; off: the call's thread runs them all; read when a communicator is made)");
+
+/* The module parameter, for a communicator being made (fq_comm.chan_workers). */
+bool fq_coll_chan_workers(void)
+{
+	return READ_ONCE(chan_workers);
+}
+
+static struct workqueue_struct *fq_chan_wq;
+
+/* A channel worker: one channel of a call, beside the call's own thread. */
+static void fq_chan_worker(struct work_struct *work)
+{
+	struct fq_op_chan *oc = container_of(work, struct fq_op_chan, work);
+
+	/* an error is the call's (fq_op_fail()) */
+	fq_op_run_chans(oc->comm, oc->op, oc->chan, oc->chan + 1);
+	complete(&oc->done);	/* the call may be freed from here on */
+}
+
+/*
+ * Wait for channel @oc's worker.  One that has not started yet (the
+ * workqueue runs WQ_MAX_ACTIVE at once) is taken off the queue once the
+ * call failed, not waited for: it may wait behind workers that wait on
+ * peers until their op timeout.
+ */
+static void fq_op_join(struct fq_comm *comm, struct fq_op *op, struct fq_op_chan *oc)
+{
+	if (READ_ONCE(op->failed) && cancel_work(&oc->work))
+		return;
+	if (!wait_for_completion_interruptible(&oc->done))
+		return;
+	fq_op_fail(comm, op, -EINTR);
+	if (!cancel_work(&oc->work))	/* running or done: it stops at the failure */
+		wait_for_completion(&oc->done);
+}
+
+/*
+ * Run every channel's schedule.  With channel workers, channels 1 and up
+ * each run in a worker of their own while this thread runs channel 0,
+ * then waits for them: the call ends when all did, and fails with the
+ * first error of any.  A signal while it waits fails the call (-EINTR),
+ * which stops the workers.
+ */
+static int fq_op_run(struct fq_comm *comm, struct fq_op *op)
+{
+	u32 c, workers = comm->chan_workers ? op->nact : 1;
+	struct fq_op_chan *oc;
+	int err;
+
+	if (workers > 1)
+		fq_op_dmamap_all(comm, op);
+	for (c = 1; c < workers; c++) {
+		oc = &op->ch[c];
+		oc->comm = comm;
+		oc->op = op;
+		init_completion(&oc->done);
+		INIT_WORK(&oc->work, fq_chan_worker);
+		queue_work(fq_chan_wq, &oc->work);
+	}
+	err = fq_op_run_chans(comm, op, 0, workers > 1 ? 1 : op->nact);
+	for (c = 1; c < workers; c++)
+		fq_op_join(comm, op, &op->ch[c]);
+	return READ_ONCE(op->failed) ?: err;
 }
 
 static int fq_coll_run(struct fq_comm *comm, struct fq_op *op)
@@ -1046,12 +1258,9 @@ static int fq_coll_exec(struct fq_comm *comm, struct fq_op *op)
 	if (err)
 		return err;
 	WRITE_ONCE(comm->run.op_seq, op->seq);
-	WRITE_ONCE(comm->run.step, 0);
-	WRITE_ONCE(comm->run.wait_rank, FABRIQ_STATUS_NO_RANK);
 	WRITE_ONCE(comm->run.running, true);
 	err = fq_coll_run(comm, op);
 	WRITE_ONCE(comm->run.running, false);
-	WRITE_ONCE(comm->run.wait_rank, FABRIQ_STATUS_NO_RANK);
 	if (!err)
 		fq_stats_op_done(comm, op, ktime_to_ns(ktime_sub(ktime_get(), op->t0)));
 	if (err) {
@@ -1113,18 +1322,28 @@ void fq_coll_engine_flush(struct fq_comm *comm)
  * Unbound: a call may run for minutes; each runs in a worker of its own.
  * Ranks of one job on one host wait for each other, so as many engines
  * as the workqueue allows may run at once (512; an engine beyond that
- * waits for one to finish its queue).
+ * waits for one to finish its queue).  The channel workers have a
+ * workqueue of their own, as many as may run at once: a call's thread
+ * waits for them, and must not wait behind them.
  */
 int fq_coll_wq_init(void)
 {
 	fq_coll_wq = alloc_workqueue("fabriq_coll", WQ_UNBOUND, WQ_MAX_ACTIVE);
-	return fq_coll_wq ? 0 : -ENOMEM;
+	if (!fq_coll_wq)
+		return -ENOMEM;
+	fq_chan_wq = alloc_workqueue("fabriq_chan", WQ_UNBOUND, WQ_MAX_ACTIVE);
+	if (!fq_chan_wq) {
+		destroy_workqueue(fq_coll_wq);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /* Context: stop; /dev/fabriq is gone and no file is open (fops.owner). */
 void fq_coll_wq_exit(void)
 {
-	destroy_workqueue(fq_coll_wq);
+	destroy_workqueue(fq_coll_wq);	/* an engine waits for its channel workers */
+	destroy_workqueue(fq_chan_wq);
 }
 
 /**

@@ -67,8 +67,25 @@ void fq_comm_fail(struct fq_comm *comm, int err)
 		WRITE_ONCE(comm->err, err);
 	spin_unlock_irqrestore(&comm->lock, flags);
 	atomic64_inc(&comm->events);
-	wake_up_all(&comm->wq);
+	fq_comm_wake_all(comm);
 	wake_up_all(&comm->done_wq);
+}
+
+/**
+ * fq_comm_wake_all() - something every waiter of @comm must see happened
+ * (a connection event, a failure, teardown): wake the communicator's
+ * waiters and every channel worker
+ * @comm: the communicator
+ *
+ * Context: any.
+ */
+void fq_comm_wake_all(struct fq_comm *comm)
+{
+	u32 c;
+
+	wake_up_all(&comm->wq);
+	for (c = 0; comm->chan_workers && c < comm->nch; c++)
+		wake_up_all(&comm->chans[c].wq);
 }
 
 /* Drop a reference; the last frees everything.  Context: process. */
@@ -211,6 +228,7 @@ static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 	comm->algo = ci->algo;
 	comm->chunk = ci->chunk_bytes;
 	comm->nch = ci->channels;
+	comm->chan_workers = fq_coll_chan_workers();
 	comm->small_bytes = ci->small_bytes;
 	comm->connect_timeout_ms = ci->connect_timeout_ms;
 	comm->op_timeout = msecs_to_jiffies(ci->op_timeout_ms);
@@ -223,12 +241,15 @@ static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 	mutex_init(&comm->setup_lock);
 	init_rwsem(&comm->hw_rwsem);
 	mutex_init(&comm->hb_lock);
-	for (c = 0; c < ARRAY_SIZE(comm->chans); c++)
+	for (c = 0; c < ARRAY_SIZE(comm->chans); c++) {
 		spin_lock_init(&comm->chans[c].lock);	/* one class: never two at once */
+		init_waitqueue_head(&comm->chans[c].wq);
+		comm->chans[c].tx_wake = true;
+		comm->chans[c].run.wait_rank = FABRIQ_STATUS_NO_RANK;
+	}
 	spin_lock_init(&comm->lock);
 	spin_lock_init(&comm->stats_lock);
 	init_waitqueue_head(&comm->wq);
-	comm->tx_wake = true;
 	mutex_init(&comm->run_lock);
 	mutex_init(&comm->op_lock);
 	INIT_LIST_HEAD(&comm->ops);
@@ -263,6 +284,8 @@ static struct fq_comm *fq_comm_alloc(const struct fabriq_comm_init *ci)
 			conn->control = c == comm->nch;
 			conn->lock = conn->control ? &comm->lock : &comm->chans[c].lock;
 			conn->events = conn->control ? &comm->events : &comm->chans[c].events;
+			conn->wq = conn->control || !comm->chan_workers ? &comm->wq :
+				   &comm->chans[c].wq;
 			if (conn->control)
 				comm->peers[r].ctrl = conn;
 			else

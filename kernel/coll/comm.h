@@ -19,6 +19,9 @@
  * channel's own, cm.c: fq_cm_alloc_cqs()) take that channel's lock
  * only: what they mark (credits, rings, acks, MRs given back) is the
  * channel's, so channels progress on different CPUs without meeting.
+ * A call's channel workers (coll.c) take hw_rwsem for reading, their
+ * channel's lock and the leaves, never run_lock: the call's thread holds
+ * it while it waits for them.
  */
 #ifndef _FABRIQ_COMM_H
 #define _FABRIQ_COMM_H
@@ -254,6 +257,19 @@ struct fq_qp_stats {
 };
 
 /**
+ * struct fq_msg_counts - data messages and their payload, one way and the other
+ * @send_seq: data messages sent
+ * @recv_seq: data messages taken
+ * @tx_bytes: payload sent; @rx_bytes: payload received
+ */
+struct fq_msg_counts {
+	u64 send_seq;
+	u64 recv_seq;
+	u64 tx_bytes;
+	u64 rx_bytes;
+};
+
+/**
  * struct fq_conn - one RC QP to one peer (one channel)
  * @cm_kind: FQ_CM_CONN
  * @comm: owner
@@ -264,6 +280,8 @@ struct fq_qp_stats {
  * @events: the counter its data completions and flushes bump: its
  *	channel's (fq_chan.events), or fq_comm.events for the control
  *	connection (whose heartbeats bump none)
+ * @wq: where whoever runs its channel waits (fq_chan.wq with channel
+ *	workers, else fq_comm.wq, as for the control connection)
  * @control: the control connection (ctrl.c), which carries only
  *	heartbeats: FQ_CTRL_SLOTS receive slots and one send slot of
  *	FQ_CTRL_SLOT_BYTES; else a data channel
@@ -301,6 +319,8 @@ struct fq_qp_stats {
  * @rts_msgs: the messages the peer's read request first in line lends
  *	(0: none seen yet), @rts_read of them read (reads built): it is
  *	consumed once all are (the engine's alone)
+ * @msgs: the data messages and payload the engine sent and took on it
+ *	(written by the thread running its channel alone, read unlocked)
  *
  * Under @lock:
  * @credits: data messages the peer can take now
@@ -326,6 +346,7 @@ struct fq_conn {
 	u32 chan;
 	spinlock_t *lock;	/* see above */
 	atomic64_t *events;
+	wait_queue_head_t *wq;
 	bool control;
 	bool hb_busy;
 	bool hb_stopped;
@@ -350,6 +371,7 @@ struct fq_conn {
 	bool rndv_ok;
 	u32 rts_msgs;
 	u32 rts_read;
+	struct fq_msg_counts msgs;
 
 	u32 credits;
 	u32 ret_credits;
@@ -436,16 +458,27 @@ struct fq_rank_view {
 
 /**
  * struct fq_run - what the engine is at, for the heartbeats; written by
- * the engine alone (WRITE_ONCE), read unlocked (READ_ONCE)
+ * the engine alone (WRITE_ONCE), read unlocked (READ_ONCE); where each
+ * channel is, is its fq_chan.run
  * @op_seq: the call it runs or last ran; @running: it runs one now
+ */
+struct fq_run {
+	u64 op_seq;
+	bool running;
+};
+
+/**
+ * struct fq_chan_run - where one channel of the running call is, for the
+ * heartbeats; written by the thread running the channel alone
+ * (WRITE_ONCE), read unlocked (READ_ONCE; coll.c: fq_run_where())
+ * @active: it has steps in flight
  * @step: the step it has got to (the oldest in flight)
  * @wait_rank: the rank it waits on (FABRIQ_STATUS_NO_RANK: none)
  * @wait_since_ns: since when: the wait began, or that rank last gave it
  *	something (ktime ns)
  */
-struct fq_run {
-	u64 op_seq;
-	bool running;
+struct fq_chan_run {
+	bool active;
 	u32 step;
 	u32 wait_rank;
 	u64 wait_since_ns;
@@ -516,9 +549,8 @@ struct fq_link {
  * @beats_tx: heartbeats sent to it
  * @dead: it fell silent, or its connection could not reach it
  *
- * @send_seq: data messages sent to it (the engine's)
- * @recv_seq: data messages taken from it (the engine's)
- * @tx_bytes: payload sent; @rx_bytes: payload received
+ * (What went to and came from it: its connections' fq_conn.msgs,
+ * fq_peer_msgs().)
  *
  * Step waits (the engine's; readers take fq_comm.stats_lock):
  * @steps: steps that waited for data from this peer
@@ -542,10 +574,6 @@ struct fq_peer {
 	unsigned long heard;
 	u64 beats_tx;
 	bool dead;
-	u64 send_seq;
-	u64 recv_seq;
-	u64 tx_bytes;
-	u64 rx_bytes;
 	u64 steps;
 	u64 wait_ns;
 	u64 wait_max_ns;
@@ -879,6 +907,9 @@ struct fq_step_clock {
  * @clock: per step in flight, when it was admitted, first moved, and
  *         whether an earlier step was still running then
  * @last_done_ns: when the last step retired ended
+ * @comm: the communicator, @op: the call (for @work)
+ * @work: a channel worker runs the channel (coll.c), and says it is
+ *	done in @done (an error it met is the call's: fq_op.failed)
  */
 struct fq_op_chan {
 	u32 chan;
@@ -889,6 +920,10 @@ struct fq_op_chan {
 	struct fq_ack acked[FQ_PIPE_DEPTH][FQ_STEP_MAX];
 	struct fq_step_clock clock[FQ_PIPE_DEPTH];
 	u64 last_done_ns;
+	struct fq_comm *comm;
+	struct fq_op *op;
+	struct work_struct work;
+	struct completion done;
 };
 
 /**
@@ -903,6 +938,7 @@ struct fq_op_chan {
  * @work: where the schedule works; @src: what alltoall sends from
  * @input: where the input lies against @work's input window
  * @status: the result
+ * @failed: the first error of any of its channels: the others stop at it
  * @done: completed by the engine (synchronous calls)
  * @small: this is the communicator's preallocated call (struct fq_small)
  * @nact: the channels it runs on: entries in @ch
@@ -921,6 +957,7 @@ struct fq_op {
 	void *src;
 	enum fq_input_place input;
 	int status;
+	int failed;
 	struct completion done;
 	bool small;
 	u32 nact;
@@ -965,12 +1002,21 @@ struct fq_small {
  *	the engine's busy-poll budget is the channels' largest, coll.c)
  * @mr_free: bit i: fq_comm.mrs[i], one of this channel's, is not lent
  *	(under @lock; rndv.c)
+ * @fins: its connections' fin_pending, summed
+ * @tx_wake: its send completions and returned credits wake whoever runs
+ *	it (cleared while that waits for receives alone: fq_cm_tx_wake())
+ * @wq: its channel worker waits here (fq_comm.chan_workers)
+ * @run: where it is in the running call
  */
 struct fq_chan {
 	spinlock_t lock;	/* see above */
 	atomic64_t events;
 	u64 tx_cqe_avg_ns;
 	u32 mr_free;
+	atomic_t fins;
+	bool tx_wake;
+	wait_queue_head_t wq;
+	struct fq_chan_run run;
 } ____cacheline_aligned_in_smp;
 
 /**
@@ -1013,7 +1059,7 @@ struct fq_chan {
  * @mrs: the MRs read requests lend bytes through (@nmrs of them; none:
  *	no rendezvous); MR i is lent by channel i % @nch only
  *	(fq_chan.mr_free)
- * @rndv_room: the engine's room to build a registration's page list
+ * @rndv_room: each channel's room to build a registration's page list
  *	(rndv.c; with the MRs)
  * @rndv_max_bytes: the most one read request lends: FQ_RNDV_MAX_BYTES, or
  *	less where the device's MRs map fewer than FQ_RNDV_PAGES pages
@@ -1025,13 +1071,13 @@ struct fq_chan {
  * @chans: the data channels' locks and counters (@nch of them)
  * @lock: the control connections' fields marked "under @lock", @err,
  *	the peers' heartbeat fields, @dead_rank and @links
- * @wq: the engine and COMM_INIT wait here for progress
+ * @wq: COMM_INIT, teardown and the engine wait here for progress (the
+ *	engine only without channel workers; see fq_conn.wq)
  * @events: bumped at every connection event, failure, and flush of a
  *	control connection (no lock: fq_cm_progress()); fq_comm_events()
  *	adds the channels' own
- * @fins: the connections' fin_pending, summed
- * @tx_wake: send completions and returned credits wake @wq (cleared
- *	while the engine waits for receives alone: fq_cm_tx_wake())
+ * @chan_workers: a call's channels run in parallel, each in a thread of
+ *	its own (coll.c; the module parameter when it connected)
  * @busy_poll: the engine may spin for completions: not a software device
  *             (set when the listener binds)
  * @err: the first fatal error; sticky
@@ -1116,8 +1162,7 @@ struct fq_comm {
 	spinlock_t lock;		/* see above */
 	wait_queue_head_t wq;
 	atomic64_t events;
-	atomic_t fins;
-	bool tx_wake;
+	bool chan_workers;
 	bool busy_poll;
 	int err;
 
@@ -1156,18 +1201,45 @@ struct fq_comm {
 };
 
 /*
- * What the engine waits to see change: every completion and connection
- * event bumps one of the counters it sums.  Each only grows, so a sum
- * taken after an event differs from one taken before it.
+ * What a thread running channels @lo .. @hi - 1 waits to see change:
+ * every completion on them and every connection event bumps one of the
+ * counters it sums.  Each only grows, so a sum taken after an event
+ * differs from one taken before it.
  */
-static inline u64 fq_comm_events(const struct fq_comm *comm)
+static inline u64 fq_chans_events(const struct fq_comm *comm, u32 lo, u32 hi)
 {
 	u64 n = atomic64_read(&comm->events);
 	u32 c;
 
-	for (c = 0; c < comm->nch; c++)
+	for (c = lo; c < hi; c++)
 		n += atomic64_read(&comm->chans[c].events);
 	return n;
+}
+
+/* every channel's and the communicator's */
+static inline u64 fq_comm_events(const struct fq_comm *comm)
+{
+	return fq_chans_events(comm, 0, comm->nch);
+}
+
+/* Add @conn's counts to @sum (unlocked: the engine writes them with WRITE_ONCE). */
+static inline void fq_conn_msgs_add(const struct fq_conn *conn, struct fq_msg_counts *sum)
+{
+	sum->send_seq += READ_ONCE(conn->msgs.send_seq);
+	sum->recv_seq += READ_ONCE(conn->msgs.recv_seq);
+	sum->tx_bytes += READ_ONCE(conn->msgs.tx_bytes);
+	sum->rx_bytes += READ_ONCE(conn->msgs.rx_bytes);
+}
+
+/* What went to @peer and came from it, over every channel. */
+static inline void fq_peer_msgs(const struct fq_comm *comm, const struct fq_peer *peer,
+				struct fq_msg_counts *sum)
+{
+	u32 c;
+
+	*sum = (struct fq_msg_counts){};
+	for (c = 0; c < comm->nch; c++)
+		fq_conn_msgs_add(peer->ch[c], sum);
 }
 
 /* connections per peer: the data channels, then the control connection */
@@ -1242,6 +1314,7 @@ extern struct fq_objects fq_objects;
 int fq_comm_init(void);
 void fq_comm_exit(void);
 void fq_comm_fail(struct fq_comm *comm, int err);
+void fq_comm_wake_all(struct fq_comm *comm);
 void fq_comm_dev_removed(struct ib_device *ibdev);
 struct seq_file;
 void fq_objects_show(struct seq_file *s);
@@ -1288,7 +1361,7 @@ bool fq_cm_tx_idle(struct fq_comm *comm);
 bool fq_cm_can_send(struct fq_conn *conn);
 int fq_cm_peek(struct fq_conn *conn, void **data, u32 *len, bool *rts);
 void fq_cm_placed(struct fq_conn *conn, struct fq_ack *ack, u64 msg);
-int fq_cm_fins_out(struct fq_comm *comm);
+int fq_cm_fins_out(struct fq_comm *comm, u32 lo, u32 hi);
 /* cm.c's send queue, for rndv.c (the connection's lock held, or as each says) */
 bool fq_tx_room(const struct fq_conn *conn, u32 n);
 bool fq_msg_room(const struct fq_conn *conn, u32 n);
@@ -1315,7 +1388,7 @@ int fq_cm_consume(struct fq_conn *conn);
 int fq_cm_return_credits(struct fq_conn *conn, bool force);
 int fq_cm_closed(struct fq_conn *conn);
 void fq_cm_quiesce(struct fq_comm *comm, unsigned long timeout);
-void fq_cm_tx_wake(struct fq_comm *comm, bool on);
+void fq_cm_tx_wake(struct fq_comm *comm, u32 lo, u32 hi, bool on);
 
 /* ctrl.c */
 void fq_ctrl_init(struct fq_comm *comm);
@@ -1341,6 +1414,8 @@ void fq_coll_engine_flush(struct fq_comm *comm);
 int fq_coll_wq_init(void);
 void fq_coll_wq_exit(void);
 void fq_coll_fail_all(struct fq_comm *comm, int err);
+void fq_run_where(struct fq_comm *comm, u32 *step, u32 *wait_rank, u64 *since_ns);
+bool fq_coll_chan_workers(void);
 
 /* comm_netlink.c, comm.c: how the subsystem plugs into the core */
 extern const struct genl_ops fq_comm_nl_ops[];

@@ -94,6 +94,7 @@ static int fq_comm_peers_show(struct seq_file *s, void *unused)
 	struct fq_conn *c;
 	u32 r, ch, credits, qpn, inflight;
 	char addr[INET6_ADDRSTRLEN + 8];
+	struct fq_msg_counts m;
 	struct fq_qp_stats qs;
 	u64 wait, wait_last;
 	bool up;
@@ -118,6 +119,9 @@ static int fq_comm_peers_show(struct seq_file *s, void *unused)
 			qs = c->st;
 			inflight = c->tx_head - c->tx_tail;
 			spin_unlock_bh(c->lock);
+			/* the channel's own */
+			m = (struct fq_msg_counts){};
+			fq_conn_msgs_add(c, &m);
 			spin_lock_bh(&comm->stats_lock);
 			wait = p->wait_ns;
 			wait_last = p->wait_last_ns;
@@ -130,7 +134,7 @@ static int fq_comm_peers_show(struct seq_file *s, void *unused)
 			snprintf(addr, sizeof(addr), "%pISpc", &comm->addrs[r]);
 			seq_printf(s, "%-6u %-3u %-40s %-8u %-5s %-7u %10llu %10llu %14llu %14llu %10llu %10llu %6llu %8u %11llu %14llu %14llu %4s %10llu %10llu %10llu\n",
 				   r, ch, addr, qpn, up ? "up" : "down", credits,
-				   p->send_seq, p->recv_seq, p->tx_bytes, p->rx_bytes, qs.tx_wrs,
+				   m.send_seq, m.recv_seq, m.tx_bytes, m.rx_bytes, qs.tx_wrs,
 				   qs.tx_cqes, qs.errors, inflight,
 				   qs.tx_wrs ? div64_u64(qs.cqe_ns, qs.tx_wrs) : 0, wait, wait_last,
 				   p->slow.raised ? "yes" : "no", qs.rts_tx, qs.reads,

@@ -54,6 +54,7 @@ static int fq_nl_put_peers(struct sk_buff *skb, struct fq_comm *comm,
 {
 	const struct fabriq_qos_path *qos;
 	struct nlattr *nest;
+	struct fq_msg_counts m;
 	struct fq_peer *p;
 	u32 r, c, first = *next;
 	bool up;
@@ -62,6 +63,7 @@ static int fq_nl_put_peers(struct sk_buff *skb, struct fq_comm *comm,
 		if (r == comm->rank)
 			continue;
 		p = &comm->peers[r];
+		fq_peer_msgs(comm, p, &m);
 		up = true;
 		for (c = 0; c < comm->nch; c++)
 			up &= READ_ONCE(p->ch[c]->established) && !READ_ONCE(p->ch[c]->peer_closed);
@@ -72,13 +74,13 @@ static int fq_nl_put_peers(struct sk_buff *skb, struct fq_comm *comm,
 		    nla_put_u32(skb, FABRIQ_A_COMM_PEER_RANK, r) ||
 		    fq_nl_put_addr(skb, FABRIQ_A_COMM_PEER_ADDR, &comm->addrs[r]) ||
 		    nla_put_u8(skb, FABRIQ_A_COMM_PEER_UP, up && !comm->hw_gone) ||
-		    nla_put_u64_64bit(skb, FABRIQ_A_COMM_PEER_MSGS_TX, p->send_seq,
+		    nla_put_u64_64bit(skb, FABRIQ_A_COMM_PEER_MSGS_TX, m.send_seq,
 				      FABRIQ_A_COMM_PEER_PAD) ||
-		    nla_put_u64_64bit(skb, FABRIQ_A_COMM_PEER_MSGS_RX, p->recv_seq,
+		    nla_put_u64_64bit(skb, FABRIQ_A_COMM_PEER_MSGS_RX, m.recv_seq,
 				      FABRIQ_A_COMM_PEER_PAD) ||
-		    nla_put_u64_64bit(skb, FABRIQ_A_COMM_PEER_BYTES_TX, p->tx_bytes,
+		    nla_put_u64_64bit(skb, FABRIQ_A_COMM_PEER_BYTES_TX, m.tx_bytes,
 				      FABRIQ_A_COMM_PEER_PAD) ||
-		    nla_put_u64_64bit(skb, FABRIQ_A_COMM_PEER_BYTES_RX, p->rx_bytes,
+		    nla_put_u64_64bit(skb, FABRIQ_A_COMM_PEER_BYTES_RX, m.rx_bytes,
 				      FABRIQ_A_COMM_PEER_PAD) ||
 		    (qos->has_tclass && nla_put_u8(skb, FABRIQ_A_COMM_PEER_TCLASS, qos->tclass)) ||
 		    (qos->has_sl && nla_put_u8(skb, FABRIQ_A_COMM_PEER_SL, qos->sl)) ||

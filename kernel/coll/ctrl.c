@@ -217,13 +217,14 @@ void fq_ctrl_conn_up(struct fq_conn *conn)
 /* Where this rank's engine is now. */
 static void fq_ctrl_self(struct fq_comm *comm, struct fq_rank_status *rs)
 {
-	u64 since = READ_ONCE(comm->run.wait_since_ns), now = ktime_get_ns();
+	u64 since, now = ktime_get_ns();
+	u32 wait_rank;
 
 	rs->running = READ_ONCE(comm->run.running);
 	rs->op_seq = READ_ONCE(comm->run.op_seq);
 	rs->ops_done = atomic64_read(&comm->ops_done);
-	rs->step = READ_ONCE(comm->run.step);
-	rs->wait_rank = rs->running ? READ_ONCE(comm->run.wait_rank) : FABRIQ_STATUS_NO_RANK;
+	fq_run_where(comm, &rs->step, &wait_rank, &since);
+	rs->wait_rank = rs->running ? wait_rank : FABRIQ_STATUS_NO_RANK;
 	rs->wait_ns = rs->wait_rank != FABRIQ_STATUS_NO_RANK && now > since ? now - since : 0;
 	spin_lock_bh(&comm->lock);
 	rs->dead_rank = comm->dead_rank;
@@ -400,7 +401,6 @@ again:
 void fq_ctrl_init(struct fq_comm *comm)
 {
 	INIT_DELAYED_WORK(&comm->hb_work, fq_ctrl_work);
-	comm->run.wait_rank = FABRIQ_STATUS_NO_RANK;
 	comm->dead_rank = FABRIQ_STATUS_NO_RANK;
 	comm->links.worst = FABRIQ_STATUS_NO_RANK;
 }

@@ -54,7 +54,7 @@
 /* fq_chan.mr_free has a bit per MR */
 static_assert(FQ_RNDV_MRS <= 32);
 
-/* the engine's room to build a registration's page list */
+/* a channel's room to build a registration's page list (one per channel: they run in parallel) */
 struct fq_rndv_room {
 	struct ib_sge sge[FQ_RNDV_PAGES];
 	struct scatterlist sg[FQ_RNDV_PAGES];
@@ -91,7 +91,7 @@ void fq_rndv_alloc_mrs(struct fq_comm *comm)
 	rdma_for_each_port(comm->ibdev, port)
 		if (rdma_protocol_iwarp(comm->ibdev, port))
 			return;
-	comm->rndv_room = kvmalloc(sizeof(*comm->rndv_room), GFP_KERNEL_ACCOUNT);
+	comm->rndv_room = kvmalloc_array(comm->nch, sizeof(*comm->rndv_room), GFP_KERNEL_ACCOUNT);
 	if (!comm->rndv_room)
 		return;
 	/* a run of bytes starting anywhere in a page spans one page more */
@@ -126,7 +126,7 @@ void fq_rndv_mr_free(struct fq_conn *conn, struct ib_mr *mr)
 /* The room's bytes, while the communicator has MRs (fq_comm_struct_bytes()). */
 u32 fq_rndv_room_bytes(const struct fq_comm *comm)
 {
-	return READ_ONCE(comm->rndv_room) ? sizeof(struct fq_rndv_room) : 0;
+	return READ_ONCE(comm->rndv_room) ? comm->nch * sizeof(struct fq_rndv_room) : 0;
 }
 
 /* Context: process; no QP of @comm's may use them any more. */
@@ -241,8 +241,8 @@ static int fq_rndv_register(struct fq_conn *conn, struct fq_tx_ent *reg, struct 
 			    const void *data, u32 len, const struct fq_dmamap *map)
 {
 	struct fq_comm *comm = conn->comm;
-	struct ib_sge *sge = comm->rndv_room->sge;
-	struct scatterlist *sg = comm->rndv_room->sg;
+	struct ib_sge *sge = comm->rndv_room[conn->chan].sge;
+	struct scatterlist *sg = comm->rndv_room[conn->chan].sg;
 	bool own;
 	int n, k;
 	u8 key;
