@@ -131,7 +131,7 @@ check_match "... and it printed the status: rank 2 dead" \
 check_match "rank 1's call failed with EHOSTDOWN too, and it printed rank 2 dead" \
 	"allreduce failed: Host is down.*rank 2 address $(fq_ranks_addr 2) dead" \
 	"$(tr '\n' ' ' < "$tmp/r1.log")"
-klog=$(dmesg | sed -n "/$mark/,\$p" | grep 'communicator 57a7 rank [01]:')
+klog=$(fq_kernel_since "$mark" | grep 'communicator 57a7 rank [01]:')
 ktap_diag "$(echo "$klog" | sed 's/.*communicator/communicator/' | tr '\n' '|')"
 check_match "the kernel log of ranks 0 and 1 says which rank died and why" \
 	"rank [01]: rank 2 \\($(fq_ranks_addr 2)\\) is dead: (silent for [0-9]+ ms|its connection ran out of retries|rank [01] found it dead).*rank [01]: rank 2 \\(" \
@@ -160,7 +160,7 @@ hb_fault() {	# hb_fault KIND N: a 2-rank communicator, rank 1's heartbeat broken
 	kill "${pid[1]}" 2>/dev/null
 	wait "${pid[0]}" "${pid[1]}"
 	echo "$(grep -o 'allreduce failed: .*' "$tmp/f0.log" | head -1) |" \
-		"$(dmesg | sed -n "/$mark/,\$p" | grep -o "communicator $(printf %x $fid) rank 0: .*malformed.*" | head -1)"
+		"$(fq_kernel_since "$mark" | grep -o "communicator $(printf %x $fid) rank 0: .*malformed.*" | head -1)"
 }
 a1="rank 1 \\($(fq_ranks_addr 1)\\) sent a malformed heartbeat"
 n=0
@@ -209,7 +209,7 @@ qp_fails() {
 		"allreduce failed: Host is down" "$(cat "$tmp/q0.log")"
 	check_true "... both within the $peer_ms ms peer timeout (+$slack_ms ms and the 1 s a closed connection's last messages get; op timeout 30 s): $ms1 $ms0 ms" \
 		test "$ms1" -lt $((peer_ms + slack_ms + 1000)) -a "$ms0" -lt $((peer_ms + slack_ms + 1000))
-	klog=$(dmesg | sed -n "/$mark/,\$p" | grep -o 'communicator 57b7 rank 1: .*went to error.*' | head -1)
+	klog=$(fq_kernel_since "$mark" | grep -o 'communicator 57b7 rank 1: .*went to error.*' | head -1)
 	ktap_diag "$klog"
 	check_match "... and rank 1's kernel log names the connection whose QP failed" \
 		"rank 1: the QP of channel [0-9]+ to rank 0 \\($(fq_ranks_addr 0)\\) went to error with only flushes" \

@@ -95,7 +95,7 @@ check_eq "... the other side saw its request, of version $wire" "refused version
 	"$(cat "$out.forge")"
 check_match "... and the kernel log names both versions" \
 	"rank 1: rank 0 \\($A\\) speaks connect handshake version 99, this rank version $wire" \
-	"$(dmesg | sed -n "/$mark/,\$p")"
+	"$(fq_kernel_since "$mark")"
 rm -f "$out.forge"
 
 wait_for 10 sh -c "! grep -qv ' 0$' $FQ_DBG/objects"

@@ -63,7 +63,7 @@ rndv_fault() {
 	kill "${pid[0]}" "${pid[1]}" 2>/dev/null
 	wait "${pid[0]}" "${pid[1]}"
 	echo "$(grep -o "$2 failed: .*" "$tmp/f0.log" | head -1) |" \
-		"$(dmesg | sed -n "/$mark/,\$p" | grep -o "communicator $(printf %x $fid) rank 0: .*" | head -1)"
+		"$(fq_kernel_since "$mark" | grep -o "communicator $(printf %x $fid) rank 0: .*" | head -1)"
 }
 
 a1="rank 1 sent"
