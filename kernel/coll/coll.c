@@ -711,42 +711,6 @@ MODULE_PARM_DESC(busy_poll_us,
 #define FQ_BUSY_POLL_MAX_US	1000
 
 /*
- * Before sleeping, the thread running channels @lo .. @hi - 1 of @op
- * spins for about one round trip (their sends' measured post ->
- * completion time, at most busy_poll_us, at most 1 ms whatever the
- * parameter says): a completion that comes
- * that soon is seen without the sleep and the wake-up, which are most
- * of a small call's time.  Not on a software device: there the spin
- * takes the CPU that would make the completion (make bench, 8-byte
- * allreduce on rxe: 525 us spinning, 415 us not).  Spinning there for
- * small calls only, giving the CPU to any task that wants it
- * (cond_resched()) and taking it back, cut the context switches of an
- * 8-byte call from 11.2 to 8.6 but made it slower (make bench-ab, 6
- * rounds: 1.24x round by round, medians 432 us against 323 us).
- * Return: true if something happened.
- */
-static bool fq_busy_poll(struct fq_comm *comm, struct fq_op *op, u32 lo, u32 hi, u64 seen)
-{
-	u64 cap = (u64)min_t(u32, READ_ONCE(busy_poll_us), FQ_BUSY_POLL_MAX_US) * NSEC_PER_USEC;
-	u64 budget = 0, end;
-	u32 c;
-
-	for (c = lo; comm->busy_poll && c < hi; c++)
-		budget = max(budget, READ_ONCE(comm->chans[c].tx_cqe_avg_ns));
-	budget = min(budget, cap);
-	end = ktime_get_ns() + budget;
-	while (budget && ktime_get_ns() < end) {
-		if (fq_chans_events(comm, lo, hi) != seen || READ_ONCE(comm->err) ||
-		    READ_ONCE(op->failed))
-			return true;
-		if (need_resched() || signal_pending(current))
-			break;
-		cpu_relax();
-	}
-	return false;
-}
-
-/*
  * Is transfer @i of @ps not done yet: a receive with messages still to
  * come, or a send with messages not yet acknowledged (fq_op_sync_freed()
  * brings those up to date)?
@@ -940,10 +904,9 @@ static int fq_op_report_reads(struct fq_runner *rn, unsigned long deadline)
 		if (time_after(jiffies, deadline))
 			return -ETIMEDOUT;
 		wait_event_timeout(*rn->wq, fq_runner_woken(rn, seen), HZ / 10);
-		if (READ_ONCE(comm->err))
-			return READ_ONCE(comm->err);
-		if (READ_ONCE(rn->op->failed))
-			return READ_ONCE(rn->op->failed);
+		left = READ_ONCE(comm->err) ?: READ_ONCE(rn->op->failed);
+		if (left)
+			return left;
 	}
 }
 
@@ -987,6 +950,41 @@ static bool fq_op_waits_tx_any(const struct fq_runner *rn)
 	for (oc = rn->op->ch + rn->lo; oc < rn->op->ch + rn->hi; oc++)
 		if (fq_op_waits_tx(oc))
 			return true;
+	return false;
+}
+
+/*
+ * Before sleeping, the runner spins for about one round trip (its
+ * channels' sends' measured post -> completion time, at most
+ * busy_poll_us, at most 1 ms whatever the parameter says): a completion
+ * that comes that soon is seen without the sleep and the wake-up, which
+ * are most of a small call's time.  Not on a software device: there the spin
+ * takes the CPU that would make the completion (make bench, 8-byte
+ * allreduce on rxe: 525 us spinning, 415 us not).  Spinning there for
+ * small calls only, giving the CPU to any task that wants it
+ * (cond_resched()) and taking it back, cut the context switches of an
+ * 8-byte call from 11.2 to 8.6 but made it slower (make bench-ab, 6
+ * rounds: 1.24x round by round, medians 432 us against 323 us).
+ * Return: true if something happened.
+ */
+static bool fq_busy_poll(const struct fq_runner *rn, u64 seen)
+{
+	struct fq_comm *comm = rn->comm;
+	u64 cap = (u64)min_t(u32, READ_ONCE(busy_poll_us), FQ_BUSY_POLL_MAX_US) * NSEC_PER_USEC;
+	u64 budget = 0, end;
+	u32 c;
+
+	for (c = rn->lo; comm->busy_poll && c < rn->hi; c++)
+		budget = max(budget, READ_ONCE(comm->chans[c].tx_cqe_avg_ns));
+	budget = min(budget, cap);
+	end = ktime_get_ns() + budget;
+	while (budget && ktime_get_ns() < end) {
+		if (fq_runner_woken(rn, seen))
+			return true;
+		if (need_resched() || signal_pending(current))
+			break;
+		cpu_relax();
+	}
 	return false;
 }
 
@@ -1060,7 +1058,7 @@ static int fq_runner_loop(struct fq_runner *rn)
 			cond_resched();
 			continue;
 		}
-		if (fq_busy_poll(comm, rn->op, rn->lo, rn->hi, seen))
+		if (fq_busy_poll(rn, seen))
 			continue;
 		err = fq_runner_wait(rn, seen, deadline);
 		if (err)
