@@ -100,7 +100,10 @@ deps:
 check: deps
 	$(SRC)/tools/check
 
-check-debug: deps
+# the debug kernel is built from Debian's linux-source-6.12, with the kernel
+# build's own tools (tools/vm/debug-kernel)
+check-debug:
+	$(SRC)/tools/deps.sh linux-source-6.12 flex bison bc libelf-dev libssl-dev
 	$(SRC)/tools/check-debug
 
 demo: deps

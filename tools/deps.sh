@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# tools/deps.sh - install what fabriq's build, tests, demo and bench need
-# (the packages of tools/deps.list), with apt-get, only when something is
-# missing; then check with tools/preflight that every program is there.
-# Debian 12 (bookworm), as root.
+# tools/deps.sh [PACKAGE...] - install what fabriq's build, tests, demo and
+# bench need (the packages of tools/deps.list), and the packages named (what
+# one target alone needs: make check-debug's linux-source-6.12), with
+# apt-get, only when something is missing; then check with tools/preflight
+# that every program is there.  Debian 12 (bookworm), as root.
 #
 # Guest kernels: bookworm's 6.1 (linux-image-amd64) and 6.12
 # (linux-image-6.12-amd64), each with its headers.
@@ -19,6 +20,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 backport=qemu-system-x86 backport_min=1:8.0
 mapfile -t pkgs < <(awk '!/^#/ && NF >= 2 && !seen[$2]++ { print $2 }' "$here/deps.list")
+pkgs+=("$@")
 missing=()
 for p in "${pkgs[@]}"; do
 	[ "$p" = "$backport" ] && continue
