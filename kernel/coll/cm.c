@@ -199,6 +199,29 @@ static void fq_fin_add(struct fq_conn *conn, s32 n)
 	atomic_add(n, &conn->comm->chans[conn->chan].fins);
 }
 
+/*
+ * The work fq_cm_peer_sent() queues: rdma_notify() takes the CM's locks,
+ * which must not be taken from a completion's softirq (ib_cm takes them
+ * with softirqs on), so it runs here.  fq_conn_release() cancels it after
+ * the QP drained, before the id goes.
+ */
+static void fq_cm_est_work(struct work_struct *work)
+{
+	struct fq_conn *conn = container_of(work, struct fq_conn, est_work);
+
+	if (!READ_ONCE(conn->established))
+		rdma_notify(conn->id, IB_EVENT_COMM_EST);
+}
+
+/**
+ * fq_cm_conn_init() - set up what a new connection slot keeps for life
+ * @conn: a zeroed connection
+ */
+void fq_cm_conn_init(struct fq_conn *conn)
+{
+	INIT_WORK(&conn->est_work, fq_cm_est_work);
+}
+
 /**
  * fq_cm_peer_sent() - a message came in on @conn: the peer's QP sends
  * @conn: a connection with a QP
@@ -211,14 +234,14 @@ static void fq_fin_add(struct fq_conn *conn, s32 n)
  * to be up, and finds this rank dead.  The first message tells rdma_cm the
  * connection is up: the communication-established event, which a real HCA
  * raises on that same first receive and rxe never does.  Once the CM has
- * it, further calls return an error, harmlessly.
+ * it, further notifications return an error, harmlessly.
  *
- * Context: any (a completion, in softirq).
+ * Context: any (a completion, in softirq): the notification is queued.
  */
 void fq_cm_peer_sent(struct fq_conn *conn)
 {
 	if (!READ_ONCE(conn->established))
-		rdma_notify(conn->id, IB_EVENT_COMM_EST);
+		queue_work(system_wq, &conn->est_work);
 }
 
 static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -1146,6 +1169,8 @@ static void fq_conn_release(struct fq_conn *conn)
 		rdma_disconnect(conn->id);
 	if (conn->has_qp) {
 		ib_drain_qp(conn->id->qp);
+		/* no completion queues it now; it must not outlive the id */
+		cancel_work_sync(&conn->est_work);
 		/* nothing reads the pages now; unmap what no completion retired */
 		fq_tx_retire_rest(conn, IB_WC_WR_FLUSH_ERR);
 		rdma_destroy_qp(conn->id);

@@ -200,6 +200,7 @@ static struct fq_conn *fq_conn_alloc(const struct fq_comm *comm, bool control)
 
 	if (!conn)
 		return NULL;
+	fq_cm_conn_init(conn);
 	conn->tx_sges = fq_conn_tx_sges(comm, control);
 	sge = (struct ib_sge *)&conn->tx_ent[n];
 	for (i = 0; i < n && conn->tx_sges; i++)	/* a heartbeat's: none, NULL */

@@ -309,6 +309,7 @@ struct fq_msg_counts {
  *	after them in the same allocation, each one's @tx_sges SGEs
  * @rx_ctx: one per receive slot
  * @credit_cqe: credit-only sends
+ * @est_work: tells rdma_cm the connection is up (fq_cm_peer_sent())
  * @tx_posted: work requests posted (the engine's alone, no lock): those
  *	from here to @tx_head are built and wait for fq_cm_post()
  * @rndv: the read requests sent and not yet invalidated, a ring of
@@ -364,6 +365,7 @@ struct fq_conn {
 	u32 max_inline;
 	struct fq_rx_ctx rx_ctx[FQ_RECV_SLOTS];
 	struct ib_cqe credit_cqe;
+	struct work_struct est_work;
 	struct fq_rndv rndv[FQ_CREDITS];
 	u32 rndv_head;
 	u32 rndv_fin;
@@ -1351,6 +1353,7 @@ void fq_stats_peer_qp(struct fq_comm *comm, struct fq_peer *peer, struct fq_qp_s
 /* cm.c */
 int fq_cm_connect_all(struct fq_comm *comm);
 int fq_cm_post_recv(struct fq_conn *conn, u32 slot);
+void fq_cm_conn_init(struct fq_conn *conn);
 void fq_cm_peer_sent(struct fq_conn *conn);
 void fq_cm_wc_error(struct fq_conn *conn, struct ib_wc *wc, const char *what);
 void fq_cm_teardown(struct fq_comm *comm);
