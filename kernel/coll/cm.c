@@ -131,11 +131,15 @@ static void fq_own_add(struct fq_comm *comm, enum fq_own_ctr c, u64 v)
  * flushes it (the communicator has failed or closed by then), and so does
  * the peer's disconnect (rdma_cm moves the QP to error on a DREQ; its
  * event follows).  A QP can also fail by itself with nothing but flushes:
- * rxe does when the netdev's queueing refuses a packet it sends (a qdisc
- * full, or being replaced), flushing even the send that failed.  Then
- * the connection carries nothing more, as if the peer had closed it: it
- * fails whoever still needs it (fq_cm_closed()) instead of leaving them
- * to the op timeout.
+ * 6.12's rxe does when the netdev's queueing refuses a packet it sends (a
+ * qdisc full, or being replaced), flushing even the send that failed
+ * (6.1's retries it); and rxe's responder does, with no completion of its
+ * own, when a duplicate RDMA READ it replays meets an MR invalidated since
+ * (6.1 rxe_resp.c, read_reply()): a retried read request that the
+ * reader's FIN overtook (veth delivers into the sending CPU's backlog)
+ * would.  Then the connection carries nothing more, as if the peer had
+ * closed it: it fails whoever still needs it (fq_cm_closed()) instead of
+ * leaving them to the op timeout.
  */
 static void fq_cm_flushed(struct fq_conn *conn)
 {
