@@ -219,6 +219,17 @@ static int advance(struct rank *R, int me)
  * messages are taken and placed meanwhile; the sender's messages are done
  * (the FIN) only once all the run's reads completed, so a send whose
  * bytes changed before that lands wrong bytes.
+ * In half the transport runs, write grants go instead (push.c): a
+ * receiver whose next receive is a copy, with nothing from its peer
+ * waiting, grants at random a run of 1 to what fq_pipe_recv_run() says
+ * may be written now, from its next message or up to FQ_CREDITS past it
+ * (what the sender may have sent); the grant reaches the sender at a random later
+ * move, which writes its next messages there if the grant starts at its
+ * next one (else drops it).  A written message lands in the receiver's
+ * buffer when transmitted, whatever the receiver does then, and is
+ * taken later with nothing to copy; one taken plain where a grant starts
+ * makes the grant void, and one written where no grant says so ends the
+ * program.
  */
 #define PIPE_CHUNK	24
 #define PIPE_MAXMSG	1024	/* messages of one transfer, at most */
@@ -248,6 +259,7 @@ struct zmsg {
 	uint8_t into;			/* what the sender says the receiver does */
 	struct zspan *span;		/* a read request's; NULL: the data itself */
 	uint32_t taken;			/* of a read request's messages, taken */
+	unsigned char *wdst;		/* written there (a grant's), when transmitted */
 	int credit_only;
 	int sent;
 	unsigned char data[PIPE_CHUNK];
@@ -268,6 +280,23 @@ static struct zconn zc[MAXR][MAXR][FABRIQ_MAX_CHANNELS];
 static uint64_t send_seq[MAXR][MAXR], recv_seq[MAXR][MAXR];
 static struct zack z_acks[MAXR][FQ_PIPE_DEPTH][FQ_STEP_MAX];
 static int xport;		/* model the transport */
+static int z_writes;		/* write grants instead of read requests */
+
+/* a write grant of receiver @to to sender @from, [from][to] (push.c) */
+struct zgrant {
+	int live;		/* the receiver's: out, not void nor all taken */
+	int wire;		/* on its way to the sender */
+	int have;		/* the sender's: arrived, not all used */
+	uint64_t seq;		/* its first message's number on the connection */
+	uint32_t nmsg;
+	uint32_t got;		/* the receiver's: taken written */
+	uint32_t used;		/* the sender's: written */
+	struct zack *ack;	/* the receive's */
+	uint64_t msg;		/* its first message there */
+	unsigned char *dst;	/* where that goes */
+};
+static struct zgrant z_grants[MAXR][MAXR];
+static uint64_t z_written;	/* messages written, over the suite */
 /*
  * Its connections per pair of ranks: one, as a channel runs its schedule
  * on its own connection to each peer (coll.c); run_sliced() plays the
@@ -371,6 +400,32 @@ static int pipe_credits(struct rank *R, int me)
 	return moved;
 }
 
+/*
+ * fq_push_target(): message @m of send @x goes where @me's peer granted,
+ * if a grant starts at it or goes on there; one it crossed is dropped
+ */
+static void z_target(int me, const struct fq_xfer *x, const struct fq_xstate *xs, struct zmsg *m)
+{
+	struct zgrant *g = &z_grants[me][x->peer];
+	uint64_t seq = send_seq[me][x->peer];
+
+	if (!g->have)
+		return;
+	if (!g->used && g->seq < seq) {
+		g->have = 0;
+		return;
+	}
+	if (!g->used && g->seq > seq)	/* for a later message: plain until then */
+		return;
+	if (g->seq + g->used != seq || x->into != FQ_X_RECV ||
+	    (!g->used && xs->msgs + g->nmsg > xs->nmsg))
+		z_die("transport: rank %d granted %d writes of %u messages from %llu, not its next (%llu)",
+		      x->peer, me, g->nmsg, (unsigned long long)g->seq, (unsigned long long)seq);
+	m->wdst = g->dst + (uint64_t)g->used * PIPE_CHUNK;
+	if (++g->used == g->nmsg)
+		g->have = 0;
+}
+
 /* send @i of the @a-th step in flight builds its next message */
 static int pipe_send(struct rank *R, int me, uint32_t a, uint32_t i)
 {
@@ -396,7 +451,7 @@ static int pipe_send(struct rank *R, int me, uint32_t a, uint32_t i)
 	 * (fq_pump_rndv_span): up to the ack window, as many as the bytes a
 	 * request lends hold chunks (512 KiB: 8 of 64 KiB, the whole window of 8 KiB)
 	 */
-	if (xport && x->into == FQ_X_RECV && rnd() % 2) {
+	if (xport && !z_writes && x->into == FQ_X_RECV && rnd() % 2) {
 		run = fq_pipe_send_run(p, a, i, FQ_ACK_WINDOW - (xs->msgs - m->ack->prefix));
 		nmsg = 1 + rnd() % run;
 		for (n = 1; n < nmsg; n++) {
@@ -409,6 +464,8 @@ static int pipe_send(struct rank *R, int me, uint32_t a, uint32_t i)
 	}
 	m->len = len;
 	m->into = x->into;
+	if (xport && z_writes)
+		z_target(me, x, xs, m);
 	if (m->msg + nmsg > PIPE_MAXMSG)
 		z_fail("too many messages in one transfer for the model", me, x->peer, c);
 	if (xport) {
@@ -435,6 +492,12 @@ static int pipe_transmit(int from, int to, uint32_t c)
 	struct zmsg *m, **pm;
 	struct zconn *rx = &zc[to][from][c], *tx = &zc[from][to][c];
 
+	/* a grant of @from's reaches @to, the sender (it takes a credit: not modelled) */
+	if (z_grants[to][from].wire && rnd() % 2) {
+		z_grants[to][from].wire = 0;
+		z_grants[to][from].have = 1;
+		return 1;
+	}
 	for (pm = &z_head[from][to][c]; *pm && (*pm)->sent; pm = &(*pm)->next)
 		;
 	m = *pm;
@@ -459,10 +522,83 @@ static int pipe_transmit(int from, int to, uint32_t c)
 		memcpy(m->data, m->src, m->len);
 		z_done(m);
 	}
+	if (m->wdst) {		/* written into place now, whatever the receiver does */
+		memcpy(m->wdst, m->data, m->len);
+		z_written++;
+	}
 	m->sent = 1;
 	tx->inflight -= !!xport;
 	rx->unplaced += !!xport;
 	return 1;
+}
+
+/*
+ * fq_push_taken(): @me takes message @m for receive @x; returns 1 if it
+ * came written (in place already)
+ */
+static int z_taken(int me, const struct fq_xfer *x, const struct fq_xstate *xs,
+		   struct zack *ack, const struct zmsg *m)
+{
+	struct zgrant *g = &z_grants[x->peer][me];
+	uint64_t seq = recv_seq[x->peer][me];
+
+	if (m->wdst) {
+		if (!g->live || g->ack != ack || g->msg + g->got != xs->issued ||
+		    g->seq + g->got != seq)
+			z_die("transport: %d wrote to %d where no grant let it", x->peer, me);
+		if (++g->got == g->nmsg)
+			g->live = 0;
+		return 1;
+	}
+	if (g->live && g->got)
+		z_die("transport: %d sent plain inside a run it wrote to %d", x->peer, me);
+	if (g->live && g->seq == seq)
+		g->live = 0;	/* void: it crossed the grant */
+	return 0;
+}
+
+/*
+ * fq_pump_grant(): a receive of @me's in flight, a copy with nothing
+ * from its peer waiting, grants at random a run of what may be written now
+ */
+static int pipe_grant(struct rank *R, int me)
+{
+	struct fq_pipe *p = &R->pipe;
+	uint32_t a, i, run, len, ahead, window;
+	uint64_t off;
+
+	if (!xport || !z_writes || !R->started || R->done || rnd() % 2)
+		return 0;
+	for (a = 0; a < p->n; a++) {
+		struct fq_pipe_step *ps = fq_pipe_at(p, a);
+
+		for (i = 0; i < ps->st.n; i++) {
+			struct fq_xfer *x = &ps->st.x[i];
+			struct fq_xstate *xs = &ps->xs[i];
+			struct zack *ack = &z_acks[me][fq_pipe_slot(p, a)][i];
+			struct zgrant *g = &z_grants[x->peer][me];
+			struct zmsg *m = z_head[x->peer][me][0];
+
+			if (x->op != FQ_X_RECV || g->live || g->wire || g->have || (m && m->sent) ||
+			    !fq_pipe_recv_ready(p, a, i))
+				continue;
+			/* from the next message on, or some past it (what the peer may have sent) */
+			ahead = rnd() % (FQ_CREDITS + 1);
+			window = FQ_ACK_WINDOW - (xs->issued - ack->prefix);
+			if (xs->issued + ahead >= xs->nmsg || ahead >= window)
+				continue;
+			run = fq_pipe_recv_run(p, a, i, xs->issued + ahead, window - ahead);
+			if (!run)
+				continue;
+			fq_pipe_msg(p, x, xs->issued + ahead, &off, &len);
+			*g = (struct zgrant){ .live = 1, .wire = 1,
+					      .seq = recv_seq[x->peer][me] + ahead,
+					      .nmsg = 1 + rnd() % run, .ack = ack,
+					      .msg = xs->issued + ahead, .dst = R->work + off };
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /* receive @i of the @a-th step in flight places the message that arrived */
@@ -511,7 +647,8 @@ static int pipe_place(struct rank *R, int me, uint32_t a, uint32_t i)
 		if (++m->taken < m->span->nmsg)	/* the request stays until its last is taken */
 			return 1;
 	} else {
-		land(R, x, xs->input, off, m->data, len);
+		if (!z_taken(me, x, xs, &z_acks[me][fq_pipe_slot(p, a)][i], m))
+			land(R, x, xs->input, off, m->data, len);
 		xs->msgs = z_mark(&z_acks[me][fq_pipe_slot(p, a)][i], xs->issued);
 		xs->issued++;
 	}
@@ -629,7 +766,7 @@ static int pipe_sweep(struct rank *R, uint32_t n)
 	for (r = 0; r < n; r++) {
 		pipe_turn(&R[r], r);
 		moved += pipe_pick(&R[r], r, 0) + pipe_pick(&R[r], r, 1) + pipe_credits(&R[r], r) +
-			 pipe_read_done(&R[r], r);
+			 pipe_read_done(&R[r], r) + pipe_grant(&R[r], r);
 		for (t = 0; t < n; t++)
 			for (c = 0; c < nch; c++)
 				moved += pipe_transmit(r, t, c);
@@ -666,7 +803,7 @@ static void pipe_run(struct rank *R, uint32_t n)
 			mv = pipe_credits(&R[r], r);
 			break;
 		case 4:
-			mv = pipe_read_done(&R[r], r);
+			mv = pipe_read_done(&R[r], r) + pipe_grant(&R[r], r);
 			break;
 		default:
 			mv = pipe_start(&R[r], r, tried);
@@ -753,6 +890,8 @@ static long run(uint32_t coll, uint32_t algo, uint32_t n, uint32_t root, uint64_
 	uint64_t i;
 
 	xport = mode == XPORT;
+	z_writes = xport && rnd() % 2;
+	memset(z_grants, 0, sizeof(z_grants));
 	for (r = 0; r < n; r++)
 		for (f = 0; f < n; f++) {
 			q_head[r][f] = NULL;
@@ -1098,6 +1237,7 @@ int main(void)
 		       bad ? "not ok" : "ok", ++t);
 		fails += !!bad;
 	}
+	printf("# %llu messages written where a grant let them\n", (unsigned long long)z_written);
 	printf("# totals: pass:%d fail:%d skip:0\n", t - fails, fails);
 	return fails ? 1 : 0;
 }

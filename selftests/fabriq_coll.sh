@@ -42,10 +42,10 @@ fq_run_sub "bad input, timeouts, signal, killed rank" "$here/fabriq_coll_bad"
 # ranks' kernel logs name both data paths
 bad_log=$(fq_kernel_since "$mark")
 check_match "a rank that runs another data path: the listener's kernel log names both" \
-	"communicator b0de0 rank 0: rank 1 \\(198\\.19\\.0\\.2\\) runs chunk_bytes 65536 small_bytes [0-9]+ channels 1 algo auto, this rank chunk_bytes 65536 small_bytes [0-9]+ channels 2 algo auto" \
+	"communicator b0de0 rank 0: rank 1 \\(198\\.19\\.0\\.2\\) runs chunk_bytes 65536 small_bytes [0-9]+ channels 1 algo auto rendezvous_write 0, this rank chunk_bytes 65536 small_bytes [0-9]+ channels 2 algo auto rendezvous_write 0" \
 	"$bad_log"
 check_match "... and so does the refused rank's" \
-	"communicator b0de0 rank 1: rank 0 \\(198\\.19\\.0\\.1\\) runs chunk_bytes 65536 small_bytes [0-9]+ channels 2 algo auto, this rank chunk_bytes 65536 small_bytes [0-9]+ channels 1 algo auto" \
+	"communicator b0de0 rank 1: rank 0 \\(198\\.19\\.0\\.1\\) runs chunk_bytes 65536 small_bytes [0-9]+ channels 2 algo auto rendezvous_write 0, this rank chunk_bytes 65536 small_bytes [0-9]+ channels 1 algo auto rendezvous_write 0" \
 	"$bad_log"
 # two ranks x two buffers x two 2 MiB hugetlb pages
 hugepages=$(sysctl -n vm.nr_hugepages)
@@ -187,7 +187,7 @@ fq bench broadcast --ranks 2 --peers 198.19.0.1,198.19.0.2 -b 1M -e 1M -n 100000
 wait_for 30 sh -c "$FQ_CLI comm show id 0xb0cb | grep -c 'state ready' | grep -qx 2"
 echo 0 > /sys/module/fabriq/parameters/rendezvous
 check_eq "summary: 32 MRs of 512 KiB, registrations lead their queue (rxe replays them)" \
-	"rndv_mrs 32 rndv_max_bytes 524288 rndv_replays yes" \
+	"rndv_mrs 32 rndv_max_bytes 524288 rndv_replays yes rndv_write no" \
 	"$(grep '^rndv_' "$FQ_DBG/comms/b0cb-r0/summary" | tr '\n' ' ' | sed 's/ $//')"
 # a read request lends up to 8 of a call's 16 messages: at least 64 of
 # them (the wait ends early if the bench, and its debugfs file, are gone)

@@ -253,7 +253,7 @@ static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct fq_rx_ctx *rx = container_of(wc->wr_cqe, struct fq_rx_ctx, cqe);
 	struct fq_conn *conn = rx->conn;
 	struct fq_comm *comm = conn->comm;
-	bool wake, bad;
+	bool wake, bad, written, cts;
 	u32 imm, fin;
 
 	if (wc->status != IB_WC_SUCCESS) {
@@ -272,13 +272,28 @@ static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	fq_cm_peer_sent(conn);
 	imm = be32_to_cpu(wc->ex.imm_data);
 	fin = (imm >> FQ_IMM_FIN_SHIFT) & FQ_IMM_FIN_MAX;
+	written = wc->opcode == IB_WC_RECV_RDMA_WITH_IMM;
+	cts = imm & FQ_IMM_CTS;
+	if (cts)
+		ib_dma_sync_single_for_cpu(comm->ibdev, conn->rx_dma[rx->slot], wc->byte_len,
+					   DMA_FROM_DEVICE);
 	spin_lock(conn->lock);
-	/* FINs for more read requests than are out, or a read request where none may come */
+	/*
+	 * FINs for more read requests than are out, a read request where none
+	 * may come, a write where none may, or a write grant that is not one
+	 * (push.c)
+	 */
 	bad = fin > conn->rndv_head - conn->rndv_fin ||
-	      ((imm & FQ_IMM_RTS) && (!(imm & FQ_IMM_DATA) || !conn->rndv_ok));
+	      ((imm & FQ_IMM_RTS) && (!(imm & FQ_IMM_DATA) || !conn->rndv_ok)) ||
+	      (written && (!(imm & FQ_IMM_DATA) || (imm & (FQ_IMM_RTS | FQ_IMM_CTS)) ||
+			   !comm->write_grants)) ||
+	      (cts && ((imm & (FQ_IMM_DATA | FQ_IMM_RTS)) ||
+		       !fq_push_cts_in(conn, conn->rx_buf[rx->slot], wc->byte_len)));
 	if (!bad) {
 		conn->credits += imm & FQ_IMM_CREDITS;
 		WRITE_ONCE(conn->rndv_fin, conn->rndv_fin + fin);
+		/* a grant took a credit: its slot goes straight back, and the credit with it */
+		conn->ret_credits += cts;
 	}
 	if (!bad && (imm & FQ_IMM_DATA)) {
 		if (!(imm & FQ_IMM_RTS)) {	/* a read request counts once read */
@@ -290,19 +305,20 @@ static void fq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		conn->rxq[conn->rx_tail % FQ_RECV_SLOTS].slot = rx->slot;
 		conn->rxq[conn->rx_tail % FQ_RECV_SLOTS].len = wc->byte_len;
 		conn->rxq[conn->rx_tail % FQ_RECV_SLOTS].rts = imm & FQ_IMM_RTS;
+		conn->rxq[conn->rx_tail % FQ_RECV_SLOTS].written = written;
 		conn->rx_tail++;
 	}
 	spin_unlock(conn->lock);
 	fq_cm_progress(conn->events);
-	/* credits serve sends; a FIN frees a send */
-	wake = (imm & FQ_IMM_DATA) || fin || fq_conn_tx_wake(conn);
+	/* credits serve sends; a FIN frees a send; a grant serves the next */
+	wake = (imm & FQ_IMM_DATA) || fin || cts || fq_conn_tx_wake(conn);
 	if (bad) {
 		pr_warn_ratelimited("communicator %llx rank %u: rank %u broke the rendezvous protocol (immediate %#x)\n",
 				    comm->id, comm->rank, conn->peer->rank, imm);
 		fq_comm_fail(comm, -EPROTO);
 		return;
 	}
-	/* a credit-only message's slot goes straight back */
+	/* a credit-only message's slot goes straight back, and a grant's */
 	if (!(imm & FQ_IMM_DATA) && fq_cm_post_recv(conn, rx->slot))
 		fq_comm_fail(comm, -EIO);
 	if (wake)
@@ -399,9 +415,13 @@ static bool fq_tx_retire(struct fq_conn *conn, enum ib_wc_status status, u64 now
 	ent->nsge = 0;
 	switch (ent->kind) {
 	case FQ_TX_SEND:
-		fq_tx_account(conn, ent, status, now);
+		if (ent->cts)
+			conn->st.cts_tx += ok;
+		else
+			fq_tx_account(conn, ent, status, now);
 		conn->st.rts_tx += ok && ent->mr;
 		conn->st.inline_tx += ok && ent->inl;
+		conn->st.writes_tx += ok && ent->write;
 		conn->tx_msgs_done++;
 		break;
 	case FQ_TX_READ:
@@ -415,6 +435,10 @@ static bool fq_tx_retire(struct fq_conn *conn, enum ib_wc_status status, u64 now
 		}
 		wakes = true;
 		break;
+	case FQ_TX_UNGRANT:
+		/* written, or not: the peer can write no more (a flush: its QP is in error) */
+		fq_push_unmap(conn, fq_rndv_grant(comm, conn->chan));
+		fallthrough;
 	case FQ_TX_INV:
 		/* not invalidated: it is never lent again (teardown frees it) */
 		if (ok)
@@ -452,6 +476,7 @@ static const char *const fq_tx_kind_names[] = {
 	[FQ_TX_REG] = "registration",
 	[FQ_TX_READ] = "read",
 	[FQ_TX_INV] = "invalidation",
+	[FQ_TX_UNGRANT] = "grant's invalidation",
 };
 
 /*
@@ -595,6 +620,8 @@ struct fq_tx_ent *fq_tx_take(struct fq_conn *conn, u8 kind)
 	conn->sq_used++;
 	ent->kind = kind;
 	ent->inl = false;
+	ent->cts = false;
+	ent->write = false;
 	ent->nsge = 0;
 	ent->dir = DMA_TO_DEVICE;
 	ent->ret = 0;
@@ -619,6 +646,30 @@ struct fq_tx_ent *fq_tx_take(struct fq_conn *conn, u8 kind)
 __be32 fq_tx_imm(const struct fq_tx_ent *ent, u32 kind)
 {
 	return cpu_to_be32(kind | ent->ret | ent->fin << FQ_IMM_FIN_SHIFT);
+}
+
+/**
+ * fq_tx_slot_send() - build @ent as the send of the first @len bytes of
+ * send slot @slot, synced for the device, with immediate data of @kind
+ * (FQ_IMM_*) and the credits and FINs @ent carries back
+ * @conn: the connection
+ * @ent: an entry fq_tx_take() gave, of kind FQ_TX_SEND
+ * @slot: the send slot (fq_tx_slot())
+ * @len: its bytes
+ * @kind: FQ_IMM_* bits
+ */
+void fq_tx_slot_send(struct fq_conn *conn, struct fq_tx_ent *ent, u32 slot, u32 len, u32 kind)
+{
+	ent->sge[0].addr = conn->tx_dma[slot];
+	ent->sge[0].length = len;
+	ent->sge[0].lkey = conn->comm->pd->local_dma_lkey;
+	ent->wr = (struct ib_send_wr){
+		.wr_cqe = &ent->cqe,
+		.opcode = IB_WR_SEND_WITH_IMM,
+		.sg_list = ent->sge,
+		.num_sge = 1,
+		.ex.imm_data = fq_tx_imm(ent, kind),
+	};
 }
 
 /*
@@ -668,6 +719,8 @@ u32 fq_tx_slot(const struct fq_conn *conn)
  *	(else a zero-copy send maps its pages for itself)
  * @ack: the transfer's; message @msg is marked done when the send completes
  * @msg: the message's index in its transfer
+ * @to: where the peer granted it (push.c): it is written there, with
+ *	immediate data, instead of sent; NULL: sent
  *
  * The caller checked fq_cm_can_send().  Zero-copy (FQ_ZC_MIN_BYTES and
  * up): the bytes must stay put until @ack says so.  Through a slot: they
@@ -675,7 +728,7 @@ u32 fq_tx_slot(const struct fq_conn *conn)
  * Context: process; hw_rwsem held for reading.  Return: 0 or -errno.
  */
 int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, const struct fq_dmamap *map,
-	       struct fq_ack *ack, u64 msg)
+	       struct fq_ack *ack, u64 msg, const struct fq_write_to *to)
 {
 	struct fq_comm *comm = conn->comm;
 	struct fq_tx_ent *ent;
@@ -690,13 +743,18 @@ int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, const struct fq_
 	ent->ack = zc ? ack : NULL;
 	ent->msg = msg;
 	ent->bytes = len;
+	ent->write = to;
 	spin_unlock_bh(conn->lock);
 
-	ent->wr = (struct ib_send_wr){
-		.wr_cqe = &ent->cqe,
-		.opcode = IB_WR_SEND_WITH_IMM,
-		.sg_list = ent->sge,
-		.ex.imm_data = fq_tx_imm(ent, FQ_IMM_DATA),
+	ent->rdma = (struct ib_rdma_wr){
+		.wr = {
+			.wr_cqe = &ent->cqe,
+			.opcode = to ? IB_WR_RDMA_WRITE_WITH_IMM : IB_WR_SEND_WITH_IMM,
+			.sg_list = ent->sge,
+			.ex.imm_data = fq_tx_imm(ent, FQ_IMM_DATA),
+		},
+		.remote_addr = to ? to->addr : 0,
+		.rkey = to ? to->rkey : 0,
 	};
 	if (zc) {
 		err = fq_sge_build(comm->ibdev, DMA_TO_DEVICE, comm->pd->local_dma_lkey, map, data,
@@ -821,10 +879,12 @@ bool fq_cm_tx_idle(struct fq_comm *comm)
  * @len: set to its length (a read request: the length it offers; U32_MAX
  *	if it is malformed)
  * @rts: set if it is a read request (fq_rndv_read() it)
+ * @written: set if it came written where this rank granted (push.c):
+ *	@data is NULL, @len the bytes written
  *
  * Return: 0 with @data, @len and @rts set, or -EAGAIN.
  */
-int fq_cm_peek(struct fq_conn *conn, void **data, u32 *len, bool *rts)
+int fq_cm_peek(struct fq_conn *conn, void **data, u32 *len, bool *rts, bool *written)
 {
 	struct fq_comm *comm = conn->comm;
 	const struct fabriq_rts *req;
@@ -838,7 +898,12 @@ int fq_cm_peek(struct fq_conn *conn, void **data, u32 *len, bool *rts)
 	slot = conn->rxq[conn->rx_head % FQ_RECV_SLOTS].slot;
 	*len = conn->rxq[conn->rx_head % FQ_RECV_SLOTS].len;
 	*rts = conn->rxq[conn->rx_head % FQ_RECV_SLOTS].rts;
+	*written = conn->rxq[conn->rx_head % FQ_RECV_SLOTS].written;
 	spin_unlock_bh(conn->lock);
+	if (*written) {	/* the bytes are in place already (push.c) */
+		*data = NULL;
+		return 0;
+	}
 	ib_dma_sync_single_for_cpu(comm->ibdev, conn->rx_dma[slot], *len, DMA_FROM_DEVICE);
 	*data = conn->rx_buf[slot];
 	if (*rts) {
@@ -1205,6 +1270,7 @@ static void fq_conn_release(struct fq_conn *conn)
 	conn->rndv_ok = false;
 	conn->rts_msgs = 0;
 	conn->rts_read = 0;
+	conn->cts_in = (struct fq_cts_in){ };
 	conn->rx_head = 0;
 	conn->rx_tail = 0;
 	spin_unlock_bh(conn->lock);
@@ -1224,7 +1290,8 @@ static u8 fq_conn_reads(const struct fq_conn *conn)
 {
 	const struct ib_device_attr *attrs = &conn->comm->ibdev->attrs;
 
-	if (conn->control || !conn->comm->nmrs)
+	/* write grants go instead (push.c) */
+	if (conn->control || !conn->comm->nmrs || conn->comm->write_grants)
 		return 0;
 	return min3(FQ_CREDITS, attrs->max_qp_rd_atom, attrs->max_qp_init_rd_atom);
 }
@@ -1249,25 +1316,27 @@ static struct fq_wire_params fq_comm_params(const struct fq_comm *comm)
 		.small_bytes = comm->small_bytes,	/* a u32 in COMM_INIT */
 		.channels = comm->nch,
 		.algo = comm->algo,
+		.flags = comm->write_grants ? FABRIQ_CM_F_WRITE_GRANTS : 0,
 	};
 }
 
 /* The data path a request or a refusal says the other rank runs. */
 static struct fq_wire_params fq_wire_params_from(__be32 chunk, __be32 small_bytes,
-						 u8 channels, u8 algo)
+						 u8 channels, u8 algo, u8 flags)
 {
 	return (struct fq_wire_params){
 		.chunk = be32_to_cpu(chunk),
 		.small_bytes = be32_to_cpu(small_bytes),
 		.channels = channels,
 		.algo = algo,
+		.flags = flags,
 	};
 }
 
 static bool fq_params_equal(const struct fq_wire_params *a, const struct fq_wire_params *b)
 {
 	return a->chunk == b->chunk && a->small_bytes == b->small_bytes &&
-	       a->channels == b->channels && a->algo == b->algo;
+	       a->channels == b->channels && a->algo == b->algo && a->flags == b->flags;
 }
 
 /* Say in the kernel log how rank @peer's data path differs from ours. */
@@ -1276,10 +1345,12 @@ static void fq_params_differ(const struct fq_comm *comm, u32 peer,
 {
 	struct fq_wire_params ours = fq_comm_params(comm);
 
-	pr_notice_ratelimited("communicator %llx rank %u: rank %u (%pISc) runs chunk_bytes %u small_bytes %u channels %u algo %s, this rank chunk_bytes %u small_bytes %u channels %u algo %s; every rank must run the same\n",
+	pr_notice_ratelimited("communicator %llx rank %u: rank %u (%pISc) runs chunk_bytes %u small_bytes %u channels %u algo %s rendezvous_write %u, this rank chunk_bytes %u small_bytes %u channels %u algo %s rendezvous_write %u; every rank must run the same\n",
 			      comm->id, comm->rank, peer, &comm->addrs[peer], theirs->chunk,
 			      theirs->small_bytes, theirs->channels, fq_algo_name(theirs->algo),
-			      ours.chunk, ours.small_bytes, ours.channels, fq_algo_name(ours.algo));
+			      !!(theirs->flags & FABRIQ_CM_F_WRITE_GRANTS), ours.chunk,
+			      ours.small_bytes, ours.channels, fq_algo_name(ours.algo),
+			      !!(ours.flags & FABRIQ_CM_F_WRITE_GRANTS));
 }
 
 /*
@@ -1344,7 +1415,7 @@ static struct fq_conn *fq_cm_match(struct fq_comm *comm, struct rdma_cm_id *id,
 		.chan = req->chan,
 		.req_qpn = ev->param.conn.qp_num,
 		.params = fq_wire_params_from(req->chunk, req->small_bytes, req->channels,
-					      req->algo),
+					      req->algo, req->flags),
 	};
 	if (!fq_auth_ok(comm, hs, req->mac)) {
 		*rej_reason = FABRIQ_CM_REJ_KEY;
@@ -1429,6 +1500,7 @@ out:
 			rej.small_bytes = cpu_to_be32(ours.small_bytes);
 			rej.channels = ours.channels;
 			rej.algo = ours.algo;
+			rej.flags = ours.flags;
 		}
 		rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
 	} else if (err) {
@@ -1537,7 +1609,7 @@ static int fq_cm_rej_status(struct fq_conn *conn, const struct rdma_cm_event *ev
 		if (len < sizeof(*rej))
 			return -ECONNREFUSED;
 		theirs = fq_wire_params_from(rej->chunk, rej->small_bytes, rej->channels,
-					     rej->algo);
+					     rej->algo, rej->flags);
 		fq_params_differ(comm, peer, &theirs);
 		return -EBADE;
 	case FABRIQ_CM_REJ_VERSION:
@@ -1652,6 +1724,7 @@ static int fq_cm_try_connect(struct fq_comm *comm, struct fq_conn *conn, unsigne
 		.chan = hs.chan,
 		.channels = hs.params.channels,
 		.algo = hs.params.algo,
+		.flags = hs.params.flags,
 		.comm_id = cpu_to_be64(comm->id),
 		.chunk = cpu_to_be32(hs.params.chunk),
 		.small_bytes = cpu_to_be32(hs.params.small_bytes),

@@ -42,6 +42,7 @@ struct fq_auth_msg {
 	__be32 small_bytes;
 	u8 channels;
 	u8 algo;
+	u8 flags;
 } __packed;
 
 /**
@@ -128,6 +129,7 @@ int fq_auth_mac(const struct fq_comm *comm, const struct fq_auth_hs *hs, u8 *mac
 	m.small_bytes = cpu_to_be32(hs->params.small_bytes);
 	m.channels = hs->params.channels;
 	m.algo = hs->params.algo;
+	m.flags = hs->params.flags;
 	err = crypto_shash_tfm_digest(comm->auth, (const u8 *)&m, sizeof(m), full);
 	memcpy(mac, full, FABRIQ_CM_MAC_LEN);
 	memzero_explicit(full, sizeof(full));

@@ -447,7 +447,8 @@ static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, struct fq_op_cha
 	const struct fq_dmamap *map = comm->zero_copy && x->len >= FQ_ZC_MIN_BYTES ?
 				      fq_op_dmamap(comm, op, from) : NULL;
 	struct fq_conn *conn = peer->ch[oc->chan];
-	int err = 0, post, rts;
+	int err = 0, post, rts, written;
+	struct fq_write_to to;
 	const void *bytes;
 	u32 len, nmsg;
 	u64 off;
@@ -468,12 +469,22 @@ static int fq_pump_send(struct fq_comm *comm, struct fq_op *op, struct fq_op_cha
 		if (!rts)
 			break;
 		nmsg = rts > 0 ? fq_pump_rndv_span(comm, oc, a, i, map, bytes, &len) : 1;
-		if (rts > 0)
+		if (rts > 0) {
 			err = fq_rndv_send(conn, x, bytes, len, map, ack, xs->msgs, nmsg);
-		else if (fq_cm_can_send(conn))
-			err = fq_cm_send(conn, bytes, len, map, ack, xs->msgs);
-		else
+		} else if (fq_cm_can_send(conn)) {
+			/* where the peer granted it, if it did (push.c) */
+			written = fq_push_target(conn, p, x, xs->msgs, &to);
+			if (written < 0) {
+				err = written;
+				break;
+			}
+			err = fq_cm_send(conn, bytes, len, map, ack, xs->msgs,
+					 written ? &to : NULL);
+			if (!err && written)
+				fq_push_used(conn, len);
+		} else {
 			break;
+		}
 		if (err)
 			break;
 		WRITE_ONCE(conn->msgs.send_seq, conn->msgs.send_seq + 1);
@@ -506,24 +517,43 @@ static void fq_pump_refuse(struct fq_comm *comm, struct fq_peer *peer, bool rts,
 }
 
 /*
- * How many messages of receive @x, from its @m-th on, does a read request
- * of @len bytes lend?  0: it lends no run of whole messages (or more than
- * the pages one may).
+ * Nothing from the peer of receive @i of the @a-th step in flight of @oc,
+ * a copy, waits: grant the peer a run of its messages that may be written
+ * into place now, each large enough, within the receive's ack window and
+ * the bytes one MR maps, from the first it has not sent yet as far as
+ * this rank can tell (push.c), if it may.
  */
-static u32 fq_pump_rts_msgs(const struct fq_pipe *p, const struct fq_xfer *x, u64 m, u64 nmsg,
-			    u32 len)
+static int fq_pump_grant(struct fq_comm *comm, struct fq_op *op, struct fq_op_chan *oc, u32 a,
+			 u32 i)
 {
-	u64 total = 0, off;
-	u32 n = 0, l;
+	struct fq_pipe *p = &oc->pipe;
+	struct fq_pipe_step *ps = fq_pipe_at(p, a);
+	const struct fq_xfer *x = &ps->st.x[i];
+	struct fq_xstate *xs = &ps->xs[i];
+	struct fq_ack *ack = &oc->acked[fq_pipe_slot(p, a)][i];
+	struct fq_conn *conn = comm->peers[x->peer].ch[oc->chan];
+	u32 window = FQ_ACK_WINDOW - (xs->issued - READ_ONCE(ack->prefix));
+	/* full chunks cap the bytes */
+	u32 chunks = max_t(u32, comm->rndv_max_bytes / p->chunk, 1);
+	u32 n, ready, len, ahead, total = 0;
+	u64 off, from;
 
-	if (len > FQ_RNDV_MAX_BYTES)	/* U32_MAX: malformed */
+	if (x->op != FQ_X_RECV || !fq_push_can_grant(conn, &ahead))
 		return 0;
-	while (total < len && m + n < nmsg && n < FQ_ACK_WINDOW) {
-		fq_pipe_msg(p, x, m + n, &off, &l);
-		total += l;
-		n++;
+	from = xs->issued + ahead;
+	if (from >= xs->nmsg || ahead >= window)
+		return 0;
+	ready = fq_pipe_recv_run(p, a, i, from, min(window - ahead, chunks));
+	for (n = 0; n < ready; n++) {
+		fq_pipe_msg(p, x, from + n, &off, &len);
+		if (len < FQ_RNDV_MIN_BYTES)
+			break;
+		total += len;
 	}
-	return total == len ? n : 0;
+	if (!n)
+		return 0;
+	fq_pipe_msg(p, x, from, &off, &len);
+	return fq_push_grant(conn, ahead, ack, from, fq_xptr(op, oc, x, off), total, n);
 }
 
 /*
@@ -543,22 +573,27 @@ static int fq_pump_recv(struct fq_comm *comm, struct fq_op *op, struct fq_op_cha
 	u32 op_eff = op->req.redop == FABRIQ_OP_AVG ? FABRIQ_OP_SUM : op->req.redop;
 	u32 es = fq_dtype_size(op->req.dtype);
 	struct fq_conn *conn = peer->ch[oc->chan];
+	bool rts, last, written, later;
 	void *data, *dst;
 	int err = 0, post;
-	bool rts, last;
 	u32 len, want;
 	u64 off;
 
 	while (fq_pipe_recv_ready(p, a, i) &&
 	       xs->issued - READ_ONCE(ack->prefix) < FQ_ACK_WINDOW) {
-		if (fq_cm_peek(conn, &data, &len, &rts)) {
-			err = min(fq_cm_closed(conn), 0);
+		if (fq_cm_peek(conn, &data, &len, &rts, &written)) {
+			err = fq_cm_closed(conn);
+			/* nothing waits: the peer may write the next ones into place */
+			if (!err && comm->write_grants)
+				err = fq_pump_grant(comm, op, oc, a, i);
+			err = min(err, 0);
 			break;
 		}
 		fq_pipe_msg(p, x, xs->issued, &off, &want);
 		/* the run of messages a read request lends, the first time it is seen */
 		if (rts && !conn->rts_msgs)
-			conn->rts_msgs = fq_pump_rts_msgs(p, x, xs->issued, xs->nmsg, len);
+			conn->rts_msgs = len > FQ_RNDV_MAX_BYTES ? 0 :	/* U32_MAX: malformed */
+					 fq_pipe_msgs_in(p, x, xs->issued, len, FQ_ACK_WINDOW);
 		/* a read request only for a copy (the sender knows: fq_xfer.into) */
 		if (rts ? !conn->rts_msgs || x->op != FQ_X_RECV : len != want) {
 			fq_pump_refuse(comm, peer, rts, x->op, len, want);
@@ -580,14 +615,21 @@ static int fq_pump_recv(struct fq_comm *comm, struct fq_op *op, struct fq_op_cha
 			if (last)
 				conn->rts_msgs = 0;
 		} else {
-			if (x->op == FQ_X_RECV)
+			/* written into place, or the first a grant covered, or neither */
+			err = fq_push_taken(conn, written, ack, xs->issued, dst, want, &later);
+			if (err) {
+				err = err == -EAGAIN ? 0 : err;
+				break;
+			}
+			if (x->op == FQ_X_RECV && !written)	/* else in place already */
 				memcpy(dst, data, want);
-			else if (xs->input)	/* fused: the first reduction reads the input */
+			else if (x->op != FQ_X_RECV && xs->input) /* fused: reads the input */
 				fq_reduce_to(op->req.dtype, op_eff, dst,
 					     fq_fresh_src(&oc->fresh, off), data, want / es);
-			else
+			else if (x->op != FQ_X_RECV)
 				fq_reduce(op->req.dtype, op_eff, dst, data, want / es);
-			fq_cm_placed(conn, ack, xs->issued);
+			if (!later)	/* else when the grant's invalidation completes */
+				fq_cm_placed(conn, ack, xs->issued);
 		}
 		if (last) {
 			err = fq_cm_consume(conn);
@@ -722,7 +764,11 @@ static bool fq_xfer_open(const struct fq_pipe_step *ps, u32 i)
 	return (ps->st.x[i].op == FQ_X_SEND ? xs->freed : xs->msgs) < xs->nmsg;
 }
 
-/* Does a step in flight of @oc wait on a send (to go out, or to complete)? */
+/*
+ * Does a step in flight of @oc wait on a send (to go out, or to complete)?
+ * (A grant's invalidation waiting for the send queue to drain: see
+ * fq_push_waits_tx().)
+ */
 static bool fq_op_waits_tx(struct fq_op_chan *oc)
 {
 	struct fq_pipe *p = &oc->pipe;
@@ -948,7 +994,7 @@ static bool fq_op_waits_tx_any(const struct fq_runner *rn)
 	struct fq_op_chan *oc;
 
 	for (oc = rn->op->ch + rn->lo; oc < rn->op->ch + rn->hi; oc++)
-		if (fq_op_waits_tx(oc))
+		if (fq_op_waits_tx(oc) || fq_push_waits_tx(rn->comm, oc->chan))
 			return true;
 	return false;
 }
@@ -1264,6 +1310,11 @@ static int fq_coll_exec(struct fq_comm *comm, struct fq_op *op)
 	if (err) {
 		fq_coll_abort(comm, err);
 		fq_coll_wait_tx_flushed(comm);
+		/* the QPs are in error: no peer writes into the call's pages now */
+		down_read(&comm->hw_rwsem);
+		if (!comm->hw_gone)
+			fq_push_abandon(comm);
+		up_read(&comm->hw_rwsem);
 	}
 	return err;
 }

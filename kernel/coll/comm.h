@@ -70,6 +70,7 @@ static inline u32 fq_chunk_max_pages(u32 chunk)
 #define FQ_IMM_DATA		BIT(16)
 #define FQ_IMM_CREDIT_ONLY	BIT(17)
 #define FQ_IMM_RTS		BIT(18)	/* with FQ_IMM_DATA: a read request */
+#define FQ_IMM_CTS		BIT(19)	/* without it: a write grant (push.c) */
 #define FQ_IMM_FIN_SHIFT	20
 #define FQ_IMM_FIN_MAX		0xffU
 
@@ -160,6 +161,37 @@ enum fq_tx_kind {
 	FQ_TX_REG,	/* registers a read request's MR */
 	FQ_TX_READ,	/* reads a peer's read request into place */
 	FQ_TX_INV,	/* invalidates a read request's MR once the peer read it */
+	FQ_TX_UNGRANT,	/* invalidates a write grant's MR once written (push.c) */
+};
+
+/**
+ * struct fq_write_to - where a message the peer granted goes (push.c)
+ * @addr: the address in the peer's MR
+ * @rkey: its key
+ */
+struct fq_write_to {
+	u64 addr;
+	u32 rkey;
+};
+
+/**
+ * struct fq_cts_in - a write grant the peer sent, until its messages are
+ * built (push.c); under the connection's lock
+ * @addr: where the first goes in the peer's MR; @rkey: its key
+ * @len: their bytes; @off: how many are built
+ * @seq: the first one's number among the data messages this rank sent
+ *	the peer on the connection (fq_msg_counts.send_seq)
+ * @nmsg: how many (0: no grant)
+ * @used: how many are built
+ */
+struct fq_cts_in {
+	u64 addr;
+	u32 rkey;
+	u32 len;
+	u32 off;
+	u64 seq;
+	u32 nmsg;
+	u32 used;
 };
 
 /**
@@ -176,6 +208,8 @@ enum fq_tx_kind {
  *	completes (0: a slot's, or from a buffer mapped once, dmamap.c)
  * @kind: enum fq_tx_kind
  * @inl: a data message sent inline (its sge holds the slot's kernel address)
+ * @cts: a write grant (push.c), not a data message
+ * @write: a data message written where the peer granted it
  * @dir: the direction @nsge entries are mapped in
  * @ret: credits it carries back to the peer
  * @fin: read requests of the peer it reports read (a read: 1 if it is
@@ -201,6 +235,8 @@ struct fq_tx_ent {
 	u8 nsge;
 	u8 kind;
 	bool inl;
+	bool cts;
+	bool write;
 	u8 dir;
 	u32 ret;
 	u32 fin;
@@ -227,6 +263,38 @@ struct fq_rndv {
 };
 
 /**
+ * struct fq_push_grant - the write grant a channel has out (push.c), from
+ * when it is built until its MR is invalidated; under the channel's lock
+ * where the completions touch it (@conn, @nsge), else the engine's
+ * @conn: the connection it went on (NULL: none out)
+ * @mr: the MR that lends the bytes
+ * @ack: the receive's, @msg: the first message's index in it
+ * @seq: that message's number among those the peer sent on @conn
+ *	(fq_msg_counts.recv_seq)
+ * @nmsg: how many it grants; @got: how many came written
+ * @closing: its invalidation is built
+ * @inv_waits: the message that closes it waits for room for its
+ *	invalidation (fq_push_taken())
+ * @dst: where the first message goes
+ * @sge: the run's pages, mapped for the device to write (@nsge of them;
+ *	room for FQ_RNDV_PAGES, in the channel's struct fq_rndv_room)
+ */
+struct fq_push_grant {
+	struct fq_conn *conn;
+	struct ib_mr *mr;
+	struct fq_ack *ack;
+	u64 msg;
+	u64 seq;
+	u32 nmsg;
+	u32 got;
+	bool closing;
+	bool inv_waits;
+	void *dst;
+	u32 nsge;
+	struct ib_sge *sge;
+};
+
+/**
  * struct fq_qp_stats - what one QP carried; under the connection's lock
  * @tx_wrs: data sends completed (read requests included)
  * @tx_cqes: completions delivered of anything on the send queue (data
@@ -238,6 +306,9 @@ struct fq_rndv {
  * @rts_tx: read requests sent (and completed)
  * @inline_tx: data messages sent inline (and completed)
  * @reads: the peer's read requests read
+ * @cts_tx: write grants sent (and completed); @cts_rx: received
+ * @writes_tx: data messages written where the peer granted (and completed)
+ * @writes_rx: data messages that came written
  * @errors: completions in error (flushes after a close are not errors)
  * @cqe_ns: send post -> completion, summed over @tx_wrs
  * @cqe_max_ns: the slowest
@@ -251,6 +322,10 @@ struct fq_qp_stats {
 	u64 rts_tx;
 	u64 inline_tx;
 	u64 reads;
+	u64 cts_tx;
+	u64 cts_rx;
+	u64 writes_tx;
+	u64 writes_rx;
 	u64 errors;
 	u64 cqe_ns;
 	u64 cqe_max_ns;
@@ -320,6 +395,7 @@ struct fq_msg_counts {
  * @rts_msgs: the messages the peer's read request first in line lends
  *	(0: none seen yet), @rts_read of them read (reads built): it is
  *	consumed once all are (the engine's alone)
+ * @cts_in: the write grant the peer sent last (push.c; under @lock)
  * @msgs: the data messages and payload the engine sent and took on it
  *	(written by the thread running its channel alone, read unlocked)
  *
@@ -333,6 +409,7 @@ struct fq_msg_counts {
  * @tx_msgs: data messages built; @tx_msgs_done: ... completed
  * @sq_used: work requests on the send queue
  * @rxq: data messages received, in order: slot, length, a read request?
+ *	written in place (push.c)?
  * @rx_head: next message to consume; @rx_tail: next to fill
  * @st: what the QP carried
  * @qos: the class of service its route carries, read when it was set up
@@ -373,6 +450,7 @@ struct fq_conn {
 	bool rndv_ok;
 	u32 rts_msgs;
 	u32 rts_read;
+	struct fq_cts_in cts_in;
 	struct fq_msg_counts msgs;
 
 	u32 credits;
@@ -388,6 +466,7 @@ struct fq_conn {
 	struct {
 		u16 slot;
 		bool rts;
+		bool written;
 		u32 len;
 	} rxq[FQ_RECV_SLOTS];
 	u32 rx_head;
@@ -512,6 +591,9 @@ enum fq_rndv_fault {
 	FQ_RNDV_FAULT_RKEY,	/* a key that is not the MR's */
 	FQ_RNDV_FAULT_REDUCE,	/* a request for a message the peer reduces */
 	FQ_RNDV_FAULT_FIN,	/* 255 reads reported more than done */
+	FQ_RNDV_FAULT_CTS_LEN,	/* write grants a byte longer than their messages (sticky) */
+	FQ_RNDV_FAULT_CTS_RKEY,	/* write grants with a key that is not the MR's (sticky) */
+	FQ_RNDV_FAULT_UNWRITTEN, /* a granted run's second message goes plain */
 	FQ_RNDV_FAULT_COUNT
 };
 
@@ -824,12 +906,14 @@ void fq_sge_unmap(struct ib_device *dev, enum dma_data_direction dir, const stru
  * @small_bytes: AUTO's switch to the bandwidth-bound schedules
  * @channels: data channels per peer
  * @algo: the communicator's enum fabriq_algo
+ * @flags: FABRIQ_CM_F_* (write grants: push.c)
  */
 struct fq_wire_params {
 	u32 chunk;
 	u32 small_bytes;
 	u8 channels;
 	u8 algo;
+	u8 flags;
 };
 
 /**
@@ -1065,6 +1149,8 @@ struct fq_chan {
  *	(rndv.c; with the MRs)
  * @rndv_max_bytes: the most one read request lends: FQ_RNDV_MAX_BYTES, or
  *	less where the device's MRs map fewer than FQ_RNDV_PAGES pages
+ * @write_grants: receivers grant writes, and senders write where granted
+ *	(push.c; decided with the MRs, before connecting)
  * @rndv_replays: the device runs a send queue's registrations and
  *	invalidations again when a retry rewinds it (rxe): they are built
  *	only where they lead their queue (rndv.c)
@@ -1157,6 +1243,7 @@ struct fq_comm {
 	struct fq_rndv_room *rndv_room;
 	u32 rndv_max_bytes;
 	bool rndv_replays;
+	bool write_grants;
 	struct rdma_cm_id *listen_id;
 	struct fq_peer *peers;
 
@@ -1358,11 +1445,11 @@ void fq_cm_peer_sent(struct fq_conn *conn);
 void fq_cm_wc_error(struct fq_conn *conn, struct ib_wc *wc, const char *what);
 void fq_cm_teardown(struct fq_comm *comm);
 int fq_cm_send(struct fq_conn *conn, const void *data, u32 len, const struct fq_dmamap *map,
-	       struct fq_ack *ack, u64 msg);
+	       struct fq_ack *ack, u64 msg, const struct fq_write_to *to);
 int fq_cm_post(struct fq_conn *conn);
 bool fq_cm_tx_idle(struct fq_comm *comm);
 bool fq_cm_can_send(struct fq_conn *conn);
-int fq_cm_peek(struct fq_conn *conn, void **data, u32 *len, bool *rts);
+int fq_cm_peek(struct fq_conn *conn, void **data, u32 *len, bool *rts, bool *written);
 void fq_cm_placed(struct fq_conn *conn, struct fq_ack *ack, u64 msg);
 int fq_cm_fins_out(struct fq_comm *comm, u32 lo, u32 hi);
 /* cm.c's send queue, for rndv.c (the connection's lock held, or as each says) */
@@ -1371,6 +1458,7 @@ bool fq_msg_room(const struct fq_conn *conn, u32 n);
 struct fq_tx_ent *fq_tx_take(struct fq_conn *conn, u8 kind);
 u32 fq_tx_slot(const struct fq_conn *conn);
 __be32 fq_tx_imm(const struct fq_tx_ent *ent, u32 kind);
+void fq_tx_slot_send(struct fq_conn *conn, struct fq_tx_ent *ent, u32 slot, u32 len, u32 kind);
 void fq_tx_unwind(struct fq_conn *conn, struct fq_tx_ent *ent, int err);
 
 /* rndv.c */
@@ -1384,6 +1472,27 @@ int fq_rndv_send(struct fq_conn *conn, const struct fq_xfer *x, const void *data
 int fq_rndv_read(struct fq_conn *conn, const void *rts, u32 at, void *dst, u32 len,
 		 struct fq_ack *ack, u64 msg, bool last);
 void fq_rndv_release(struct fq_conn *conn);
+bool fq_rndv_local_may_go(const struct fq_conn *conn);
+int fq_rndv_map_mr(struct fq_conn *conn, struct fq_tx_ent *reg, struct ib_mr *mr,
+		   const struct ib_sge *sge, int n, const void *data, int access);
+void fq_rndv_build_inv(struct fq_conn *conn, u8 kind, struct ib_mr *mr, struct fq_ack *ack,
+		       u64 msg, u32 nmsg);
+struct fq_push_grant *fq_rndv_grant(struct fq_comm *comm, u32 chan);
+
+/* push.c */
+bool fq_push_wanted(void);
+bool fq_push_can_grant(struct fq_conn *conn, u32 *ahead);
+int fq_push_grant(struct fq_conn *conn, u32 ahead, struct fq_ack *ack, u64 msg, void *dst,
+		  u32 len, u32 nmsg);
+void fq_push_unmap(struct fq_conn *conn, struct fq_push_grant *g);
+int fq_push_taken(struct fq_conn *conn, bool written, struct fq_ack *ack, u64 msg,
+		  void *dst, u32 len, bool *later);
+void fq_push_abandon(struct fq_comm *comm);
+bool fq_push_waits_tx(struct fq_comm *comm, u32 chan);
+bool fq_push_cts_in(struct fq_conn *conn, const void *data, u32 len);
+int fq_push_target(struct fq_conn *conn, const struct fq_pipe *p, const struct fq_xfer *x,
+		   u64 m, struct fq_write_to *to);
+void fq_push_used(struct fq_conn *conn, u32 len);
 bool fq_rndv_fault_fin(struct fq_comm *comm);
 bool fq_rndv_wanted(struct fq_comm *comm, const struct fq_xfer *x, u32 len);
 extern const char *const fq_rndv_fault_names[FQ_RNDV_FAULT_COUNT];

@@ -40,7 +40,10 @@
  *   comms/<id>-r<rank>/fault_rndv fault knob: this rank breaks its next
  *                                read request (len, short, rkey, reduce:
  *                                one for a message the peer reduces) or
- *                                FIN (fin: 255 more than it read) so
+ *                                FIN (fin: 255 more than it read) so; or
+ *                                its write grants from now on (cts_len,
+ *                                cts_rkey), or writes its next granted
+ *                                run's second message plain (unwritten)
  *
  * The rank is part of the name because several ranks of one communicator
  * may run on one host.  Readers take setup_lock, under which teardown
@@ -74,8 +77,9 @@ static int fq_comm_summary_show(struct seq_file *s, void *unused)
 	seq_printf(s, "cqs %u\ncq_entries %u\n", comm->ncq, comm->cq_entries);
 	seq_printf(s, "reduce_isa %s\nbusy_poll_device %s\n", fq_reduce_isa(),
 		   comm->busy_poll ? "yes" : "no");
-	seq_printf(s, "rndv_mrs %u\nrndv_max_bytes %u\nrndv_replays %s\n", comm->nmrs,
-		   comm->nmrs ? comm->rndv_max_bytes : 0, comm->rndv_replays ? "yes" : "no");
+	seq_printf(s, "rndv_mrs %u\nrndv_max_bytes %u\nrndv_replays %s\nrndv_write %s\n",
+		   comm->nmrs, comm->nmrs ? comm->rndv_max_bytes : 0,
+		   comm->rndv_replays ? "yes" : "no", comm->write_grants ? "yes" : "no");
 	mutex_unlock(&comm->setup_lock);
 	seq_printf(s, "ops_queued %u\nops_done %lld\nops_failed %lld\nbytes_sent %lld\n",
 		   READ_ONCE(comm->nops), atomic64_read(&comm->ops_done),
@@ -99,10 +103,11 @@ static int fq_comm_peers_show(struct seq_file *s, void *unused)
 	u64 wait, wait_last;
 	bool up;
 
-	seq_printf(s, "%-6s %-3s %-40s %-8s %-5s %-7s %10s %10s %14s %14s %10s %10s %6s %8s %11s %14s %14s %4s %10s %10s %10s\n",
+	seq_printf(s, "%-6s %-3s %-40s %-8s %-5s %-7s %10s %10s %14s %14s %10s %10s %6s %8s %11s %14s %14s %4s %10s %10s %10s %10s %10s %10s\n",
 		   "peer", "ch", "address", "qpn", "state", "credits", "msgs_tx", "msgs_rx",
 		   "bytes_tx", "bytes_rx", "tx_done", "tx_cqes", "errors", "inflight", "cqe_avg_ns",
-		   "wait_ns", "wait_last_ns", "slow", "rts_tx", "reads", "inline_tx");
+		   "wait_ns", "wait_last_ns", "slow", "rts_tx", "reads", "inline_tx", "cts_tx",
+		   "writes_tx", "writes_rx");
 	/* the QPs: teardown (device removal) frees them with hw_rwsem held for writing */
 	down_read(&comm->hw_rwsem);
 	mutex_lock(&comm->setup_lock);
@@ -132,13 +137,13 @@ static int fq_comm_peers_show(struct seq_file *s, void *unused)
 			 * bounds in ip4_addr_string_sa).
 			 */
 			snprintf(addr, sizeof(addr), "%pISpc", &comm->addrs[r]);
-			seq_printf(s, "%-6u %-3u %-40s %-8u %-5s %-7u %10llu %10llu %14llu %14llu %10llu %10llu %6llu %8u %11llu %14llu %14llu %4s %10llu %10llu %10llu\n",
+			seq_printf(s, "%-6u %-3u %-40s %-8u %-5s %-7u %10llu %10llu %14llu %14llu %10llu %10llu %6llu %8u %11llu %14llu %14llu %4s %10llu %10llu %10llu %10llu %10llu %10llu\n",
 				   r, ch, addr, qpn, up ? "up" : "down", credits,
 				   m.send_seq, m.recv_seq, m.tx_bytes, m.rx_bytes, qs.tx_wrs,
 				   qs.tx_cqes, qs.errors, inflight,
 				   qs.tx_wrs ? div64_u64(qs.cqe_ns, qs.tx_wrs) : 0, wait, wait_last,
 				   p->slow.raised ? "yes" : "no", qs.rts_tx, qs.reads,
-				   qs.inline_tx);
+				   qs.inline_tx, qs.cts_tx, qs.writes_tx, qs.writes_rx);
 		}
 	}
 	mutex_unlock(&comm->setup_lock);

@@ -88,6 +88,32 @@ void fq_pipe_msg(const struct fq_pipe *p, const struct fq_xfer *x, u64 m, u64 *o
 }
 
 /**
+ * fq_pipe_msgs_in() - how many whole messages of transfer @x, from its
+ * @m-th on, make up exactly @len bytes?
+ * @p: the pipe
+ * @x: a transfer
+ * @m: a message of it
+ * @len: the bytes
+ * @max: the most messages looked at
+ *
+ * Return: how many, or 0 if no run of up to @max of them does (what a
+ * read request or a write grant covers must be).
+ */
+u32 fq_pipe_msgs_in(const struct fq_pipe *p, const struct fq_xfer *x, u64 m, u32 len, u32 max)
+{
+	u64 nmsg = x->len ? (x->len + p->chunk - 1) / p->chunk : 1;
+	u64 total = 0, off;
+	u32 n = 0, l;
+
+	while (total < len && m + n < nmsg && n < max) {
+		fq_pipe_msg(p, x, m + n, &off, &l);
+		total += l;
+		n++;
+	}
+	return total == len ? n : 0;
+}
+
+/**
  * fq_pipe_admit() - put the next step in flight, if there is room and one
  * @p: the pipe
  *
@@ -187,6 +213,17 @@ static bool fq_pipe_send_ready_at(const struct fq_pipe *p, u32 a, u32 i, u64 m)
 	return true;
 }
 
+/* How many messages of transfer @i of the @a-th step, from @m on, are @ready, up to @max? */
+static u32 fq_pipe_run(const struct fq_pipe *p, u32 a, u32 i, u64 m, u32 max,
+		       bool (*ready)(const struct fq_pipe *p, u32 a, u32 i, u64 m))
+{
+	u32 n = 0;
+
+	while (n < max && ready(p, a, i, m + n))
+		n++;
+	return n;
+}
+
 /**
  * fq_pipe_send_ready() - may send @i of the @a-th step in flight build its
  * next message now?
@@ -211,36 +248,26 @@ bool fq_pipe_send_ready(const struct fq_pipe *p, u32 a, u32 i)
  */
 u32 fq_pipe_send_run(const struct fq_pipe *p, u32 a, u32 i, u32 max)
 {
-	u64 m = fq_pipe_get(p, a)->xs[i].msgs;
-	u32 n = 0;
-
-	while (n < max && fq_pipe_send_ready_at(p, a, i, m + n))
-		n++;
-	return n;
+	return fq_pipe_run(p, a, i, fq_pipe_get(p, a)->xs[i].msgs, max, fq_pipe_send_ready_at);
 }
 
-/**
- * fq_pipe_recv_ready() - may receive @i of the @a-th step in flight place
- * its next message (its @issued-th) now?
- * @p: the pipe
- * @a: the step, counted from the oldest in flight
- * @i: a receive of it
- *
- * The caller checks that the message has arrived.  Messages from one
- * peer are taken in order; the bytes a message writes must be free of
- * earlier readers and writers.  What a later message may rely on is what
- * is placed (@msgs), not what is only being read into place.
+/*
+ * May message @m of receive @i of the @a-th step in flight be placed now,
+ * the ones of it before @m taken?  Messages from one peer are taken in
+ * order; the bytes a message writes must be free of earlier readers and
+ * writers.  What a later message may rely on is what is placed (@msgs),
+ * not what is only being read or written into place.
  */
-bool fq_pipe_recv_ready(const struct fq_pipe *p, u32 a, u32 i)
+static bool fq_pipe_recv_ready_at(const struct fq_pipe *p, u32 a, u32 i, u64 m)
 {
 	const struct fq_pipe_step *ps = fq_pipe_get(p, a), *e;
 	const struct fq_xfer *x = &ps->st.x[i];
 	u64 off;
 	u32 b, j, len;
 
-	if (ps->xs[i].issued == ps->xs[i].nmsg)
+	if (m >= ps->xs[i].nmsg)
 		return false;
-	fq_pipe_msg(p, x, ps->xs[i].issued, &off, &len);
+	fq_pipe_msg(p, x, m, &off, &len);
 	for (b = 0; b <= a; b++) {
 		e = fq_pipe_get(p, b);
 		for (j = 0; j < e->st.n; j++) {
@@ -261,6 +288,37 @@ bool fq_pipe_recv_ready(const struct fq_pipe *p, u32 a, u32 i)
 		}
 	}
 	return true;
+}
+
+/**
+ * fq_pipe_recv_ready() - may receive @i of the @a-th step in flight place
+ * its next message (its @issued-th) now?
+ * @p: the pipe
+ * @a: the step, counted from the oldest in flight
+ * @i: a receive of it
+ *
+ * The caller checks that the message has arrived.
+ */
+bool fq_pipe_recv_ready(const struct fq_pipe *p, u32 a, u32 i)
+{
+	return fq_pipe_recv_ready_at(p, a, i, fq_pipe_get(p, a)->xs[i].issued);
+}
+
+/**
+ * fq_pipe_recv_run() - how many messages of receive @i of the @a-th step
+ * in flight, from its @m-th on, may be written into place now, up to @max?
+ * @p: the pipe
+ * @a: the step, counted from the oldest in flight
+ * @i: a receive of it
+ * @m: a message of it, not yet taken
+ * @max: the most wanted
+ *
+ * What one write grant may cover at once (push.c): the peer may write
+ * them whenever it likes, before the ones before @m are taken too.
+ */
+u32 fq_pipe_recv_run(const struct fq_pipe *p, u32 a, u32 i, u64 m, u32 max)
+{
+	return fq_pipe_run(p, a, i, m, max, fq_pipe_recv_ready_at);
 }
 
 /* Is every receive of @ps placed and every send done with? */

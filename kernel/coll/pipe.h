@@ -75,8 +75,10 @@ struct fq_pipe_step *fq_pipe_admit(struct fq_pipe *p);
 bool fq_pipe_send_ready(const struct fq_pipe *p, u32 a, u32 i);
 u32 fq_pipe_send_run(const struct fq_pipe *p, u32 a, u32 i, u32 max);
 bool fq_pipe_recv_ready(const struct fq_pipe *p, u32 a, u32 i);
+u32 fq_pipe_recv_run(const struct fq_pipe *p, u32 a, u32 i, u64 m, u32 max);
 bool fq_pipe_step_done(const struct fq_pipe_step *ps);
 void fq_pipe_retire(struct fq_pipe *p);
 void fq_pipe_msg(const struct fq_pipe *p, const struct fq_xfer *x, u64 m, u64 *off, u32 *len);
+u32 fq_pipe_msgs_in(const struct fq_pipe *p, const struct fq_xfer *x, u64 m, u32 len, u32 max);
 
 #endif /* _FABRIQ_PIPE_H */

@@ -54,10 +54,16 @@
 /* fq_chan.mr_free has a bit per MR */
 static_assert(FQ_RNDV_MRS <= 32);
 
-/* a channel's room to build a registration's page list (one per channel: they run in parallel) */
+/*
+ * A channel's room to build a registration's page list, and its write
+ * grant with the pages it maps (push.c); one per channel: they run in
+ * parallel
+ */
 struct fq_rndv_room {
 	struct ib_sge sge[FQ_RNDV_PAGES];
 	struct scatterlist sg[FQ_RNDV_PAGES];
+	struct fq_push_grant grant;
+	struct ib_sge grant_sge[FQ_RNDV_PAGES];
 };
 
 static bool rendezvous;
@@ -75,17 +81,20 @@ MODULE_PARM_DESC(rendezvous,
 void fq_rndv_alloc_mrs(struct fq_comm *comm)
 {
 	const struct ib_device_attr *attrs = &comm->ibdev->attrs;
-	u32 port, pages = min_t(u32, FQ_RNDV_PAGES, attrs->max_fast_reg_page_list_len);
+	u32 port, c, pages = min_t(u32, FQ_RNDV_PAGES, attrs->max_fast_reg_page_list_len);
+	bool writes = fq_push_wanted();
 	struct ib_mr *mr;
 
 	/*
 	 * A read lands in one SGE per page (iWARP would need an MR for it,
-	 * which this does not make)
+	 * which this does not make), from the sender's pages; write grants
+	 * (which a sender writes from its pages or a slot) go instead of reads
 	 */
-	if (!READ_ONCE(rendezvous) || !comm->zero_copy ||
-	    !(attrs->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) ||
-	    !attrs->max_qp_rd_atom || !attrs->max_qp_init_rd_atom ||
-	    attrs->max_sge_rd < fq_chunk_max_pages(comm->chunk) ||
+	bool reads = READ_ONCE(rendezvous) && comm->zero_copy && attrs->max_qp_rd_atom &&
+		     attrs->max_qp_init_rd_atom &&
+		     attrs->max_sge_rd >= fq_chunk_max_pages(comm->chunk);
+
+	if (!(reads || writes) || !(attrs->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) ||
 	    fq_chunk_max_pages(comm->chunk) > pages)
 		return;
 	rdma_for_each_port(comm->ibdev, port)
@@ -94,6 +103,11 @@ void fq_rndv_alloc_mrs(struct fq_comm *comm)
 	comm->rndv_room = kvmalloc_array(comm->nch, sizeof(*comm->rndv_room), GFP_KERNEL_ACCOUNT);
 	if (!comm->rndv_room)
 		return;
+	for (c = 0; c < comm->nch; c++)
+		comm->rndv_room[c].grant = (struct fq_push_grant){
+			.sge = comm->rndv_room[c].grant_sge,
+		};
+	comm->write_grants = writes;
 	/* a run of bytes starting anywhere in a page spans one page more */
 	comm->rndv_max_bytes = max_t(u32, (pages - 1) * PAGE_SIZE, comm->chunk);
 	comm->rndv_replays = comm->ibdev->ops.driver_id == RDMA_DRIVER_RXE;
@@ -123,6 +137,12 @@ void fq_rndv_mr_free(struct fq_conn *conn, struct ib_mr *mr)
 		}
 }
 
+/* Channel @chan's write grant (push.c); the communicator has MRs. */
+struct fq_push_grant *fq_rndv_grant(struct fq_comm *comm, u32 chan)
+{
+	return &comm->rndv_room[chan].grant;
+}
+
 /* The room's bytes, while the communicator has MRs (fq_comm_struct_bytes()). */
 u32 fq_rndv_room_bytes(const struct fq_comm *comm)
 {
@@ -134,6 +154,8 @@ void fq_rndv_free_mrs(struct fq_comm *comm)
 {
 	u32 c;
 
+	fq_push_abandon(comm);	/* a grant no invalidation went for: its pages */
+	comm->write_grants = false;
 	while (comm->nmrs) {
 		ib_dereg_mr(comm->mrs[--comm->nmrs]);
 		atomic_dec(&fq_objects.mrs);
@@ -184,7 +206,7 @@ bool fq_rndv_wanted(struct fq_comm *comm, const struct fq_xfer *x, u32 len)
  * retransmits only what goes on the wire, so there read requests
  * overlap.  Context: @conn's lock held.
  */
-static bool fq_rndv_local_may_go(const struct fq_conn *conn)
+bool fq_rndv_local_may_go(const struct fq_conn *conn)
 {
 	u32 i;
 	u8 kind;
@@ -230,30 +252,29 @@ int fq_rndv_can_send(struct fq_conn *conn)
 	return ok;
 }
 
-/*
- * Register [@data, @data + @len), which @map holds, for reading by the
- * peer of @conn: the registration @reg, with a fresh key, and @mr's
- * address as the peer sees it, which starts at the byte's offset in its
- * page (no kernel address goes on the wire).  Context: process (a device
- * may sleep mapping a page list); the engine alone.
+/**
+ * fq_rndv_map_mr() - build @reg, the registration of @mr over the @n
+ * mapped entries of @sge, which hold [@data, ...), with a fresh key, and
+ * @mr's address as the peer sees it, which starts at the byte's offset in
+ * its page (no kernel address goes on the wire)
+ * @conn: the connection it goes on
+ * @reg: its entry
+ * @mr: the MR
+ * @sge: the bytes' mapping, an entry per page
+ * @n: how many
+ * @data: the first byte
+ * @access: what the peer may do (IB_ACCESS_*)
+ *
+ * Context: process (a device may sleep mapping a page list); the engine
+ * alone.  Return: 0 or -EINVAL.
  */
-static int fq_rndv_register(struct fq_conn *conn, struct fq_tx_ent *reg, struct ib_mr *mr,
-			    const void *data, u32 len, const struct fq_dmamap *map)
+int fq_rndv_map_mr(struct fq_conn *conn, struct fq_tx_ent *reg, struct ib_mr *mr,
+		   const struct ib_sge *sge, int n, const void *data, int access)
 {
-	struct fq_comm *comm = conn->comm;
-	struct ib_sge *sge = comm->rndv_room[conn->chan].sge;
-	struct scatterlist *sg = comm->rndv_room[conn->chan].sg;
-	bool own;
-	int n, k;
+	struct scatterlist *sg = conn->comm->rndv_room[conn->chan].sg;
+	int k;
 	u8 key;
 
-	n = fq_sge_build(comm->ibdev, DMA_TO_DEVICE, comm->pd->local_dma_lkey, map, data, len,
-			 sge, FQ_RNDV_PAGES, &own);
-	if (n <= 0 || own) {	/* the caller checked that @map holds the bytes */
-		if (n > 0 && own)
-			fq_sge_unmap(comm->ibdev, DMA_TO_DEVICE, sge, n);
-		return n < 0 ? n : -EINVAL;
-	}
 	sg_init_table(sg, n);
 	for (k = 0; k < n; k++) {
 		sg_dma_address(&sg[k]) = sge[k].addr;
@@ -269,9 +290,31 @@ static int fq_rndv_register(struct fq_conn *conn, struct fq_tx_ent *reg, struct 
 		.wr = { .wr_cqe = &reg->cqe, .opcode = IB_WR_REG_MR },
 		.mr = mr,
 		.key = mr->rkey,
-		.access = IB_ACCESS_REMOTE_READ,
+		.access = access,
 	};
 	return 0;
+}
+
+/*
+ * Register [@data, @data + @len), which @map holds, for reading by the
+ * peer of @conn (fq_rndv_map_mr()).  Context: as that.
+ */
+static int fq_rndv_register(struct fq_conn *conn, struct fq_tx_ent *reg, struct ib_mr *mr,
+			    const void *data, u32 len, const struct fq_dmamap *map)
+{
+	struct fq_comm *comm = conn->comm;
+	struct ib_sge *sge = comm->rndv_room[conn->chan].sge;
+	bool own;
+	int n;
+
+	n = fq_sge_build(comm->ibdev, DMA_TO_DEVICE, comm->pd->local_dma_lkey, map, data, len,
+			 sge, FQ_RNDV_PAGES, &own);
+	if (n <= 0 || own) {	/* the caller checked that @map holds the bytes */
+		if (n > 0 && own)
+			fq_sge_unmap(comm->ibdev, DMA_TO_DEVICE, sge, n);
+		return n < 0 ? n : -EINVAL;
+	}
+	return fq_rndv_map_mr(conn, reg, mr, sge, n, data, IB_ACCESS_REMOTE_READ);
 }
 
 /**
@@ -343,16 +386,9 @@ int fq_rndv_send(struct fq_conn *conn, const struct fq_xfer *x, const void *data
 		 (fault == FQ_RNDV_FAULT_REDUCE && x->into == FQ_X_RECV))
 		WRITE_ONCE(comm->fault_rndv, fault);
 	ib_dma_sync_single_for_device(comm->ibdev, conn->tx_dma[slot], sizeof(*rts), DMA_TO_DEVICE);
-	ent->sge[0].addr = conn->tx_dma[slot];
-	ent->sge[0].length = fault == FQ_RNDV_FAULT_SHORT ? sizeof(rts->addr) : sizeof(*rts);
-	ent->sge[0].lkey = comm->pd->local_dma_lkey;
-	ent->wr = (struct ib_send_wr){
-		.wr_cqe = &ent->cqe,
-		.opcode = IB_WR_SEND_WITH_IMM,
-		.sg_list = ent->sge,
-		.num_sge = 1,
-		.ex.imm_data = fq_tx_imm(ent, FQ_IMM_DATA | FQ_IMM_RTS),
-	};
+	fq_tx_slot_send(conn, ent, slot,
+			fault == FQ_RNDV_FAULT_SHORT ? sizeof(rts->addr) : sizeof(*rts),
+			FQ_IMM_DATA | FQ_IMM_RTS);
 	return 0;
 }
 
@@ -415,6 +451,47 @@ int fq_rndv_read(struct fq_conn *conn, const void *rts, u32 at, void *dst, u32 l
 	return 0;
 }
 
+/*
+ * Build the invalidation of @mr, of @kind (FQ_TX_INV, FQ_TX_UNGRANT),
+ * whose completion marks messages @msg .. @msg + @nmsg - 1 of @ack done
+ * and puts the MR back.  Context: @conn's lock held; there is room.
+ */
+static void fq_rndv_build_inv_locked(struct fq_conn *conn, u8 kind, struct ib_mr *mr,
+				     struct fq_ack *ack, u64 msg, u32 nmsg)
+{
+	struct fq_tx_ent *ent = fq_tx_take(conn, kind);
+
+	ent->mr = mr;
+	ent->ack = ack;
+	ent->msg = msg;
+	ent->nmsg = nmsg;
+	ent->wr = (struct ib_send_wr){
+		.wr_cqe = &ent->cqe,
+		.opcode = IB_WR_LOCAL_INV,
+		.ex.invalidate_rkey = mr->rkey,
+	};
+}
+
+/**
+ * fq_rndv_build_inv() - build the invalidation of @mr; fq_cm_post() posts it
+ * @conn: the connection, with room for it, where it may be built now
+ *	(fq_rndv_local_may_go())
+ * @kind: FQ_TX_INV or FQ_TX_UNGRANT
+ * @mr: the MR
+ * @ack: whose messages its completion marks done
+ * @msg: the first
+ * @nmsg: how many
+ *
+ * Context: process; the engine alone; hw_rwsem held for reading.
+ */
+void fq_rndv_build_inv(struct fq_conn *conn, u8 kind, struct ib_mr *mr, struct fq_ack *ack,
+		       u64 msg, u32 nmsg)
+{
+	spin_lock_bh(conn->lock);
+	fq_rndv_build_inv_locked(conn, kind, mr, ack, msg, nmsg);
+	spin_unlock_bh(conn->lock);
+}
+
 /**
  * fq_rndv_release() - build the invalidations of the MRs of read
  * requests the peer of @conn has read; fq_cm_post() posts them
@@ -428,7 +505,6 @@ int fq_rndv_read(struct fq_conn *conn, const void *rts, u32 at, void *dst, u32 l
  */
 void fq_rndv_release(struct fq_conn *conn)
 {
-	struct fq_tx_ent *ent;
 	struct fq_rndv *r;
 
 	/* the engine alone moves rndv_inv: nothing to do costs no lock */
@@ -439,16 +515,7 @@ void fq_rndv_release(struct fq_conn *conn)
 		goto out;
 	while (conn->rndv_inv != conn->rndv_fin && fq_tx_room(conn, 1)) {
 		r = &conn->rndv[conn->rndv_inv++ % FQ_CREDITS];
-		ent = fq_tx_take(conn, FQ_TX_INV);
-		ent->mr = r->mr;
-		ent->ack = r->ack;
-		ent->msg = r->msg;
-		ent->nmsg = r->nmsg;
-		ent->wr = (struct ib_send_wr){
-			.wr_cqe = &ent->cqe,
-			.opcode = IB_WR_LOCAL_INV,
-			.ex.invalidate_rkey = r->mr->rkey,
-		};
+		fq_rndv_build_inv_locked(conn, FQ_TX_INV, r->mr, r->ack, r->msg, r->nmsg);
 	}
 out:
 	spin_unlock_bh(conn->lock);
@@ -463,6 +530,9 @@ const char *const fq_rndv_fault_names[FQ_RNDV_FAULT_COUNT] = {
 	[FQ_RNDV_FAULT_RKEY] = "rkey",
 	[FQ_RNDV_FAULT_REDUCE] = "reduce",
 	[FQ_RNDV_FAULT_FIN] = "fin",
+	[FQ_RNDV_FAULT_CTS_LEN] = "cts_len",
+	[FQ_RNDV_FAULT_CTS_RKEY] = "cts_rkey",
+	[FQ_RNDV_FAULT_UNWRITTEN] = "unwritten",
 };
 
 /**

@@ -20,13 +20,15 @@
  * communicator's data path parameters, which every rank must share, and
  * a listener refuses other ones (FABRIQ_CM_REJ_PARAMS); 7: a call large
  * enough is cut into a slice per channel, each channel's messages going
- * only on its own connection (not round robin).  Since version 2
+ * only on its own connection (not round robin); 8: write grants (struct
+ * fabriq_cts), and the request's @flags join the data path every rank
+ * must share.  Since version 2
  * the request starts with version and rank and has comm_id at byte 16, so
  * a listener (of version 4 or later) refuses a request of another version
  * for its communicator with a reason (FABRIQ_CM_REJ_VERSION) instead of
  * in silence.
  */
-#define FABRIQ_CM_VERSION	7
+#define FABRIQ_CM_VERSION	8
 #define FABRIQ_CM_MAC_LEN	24	/* HMAC-SHA256 over the handshake, truncated */
 
 /*
@@ -44,12 +46,15 @@ struct fabriq_cm_req {
 					 */
 	__u8 channels;			/* its data channels per peer */
 	__u8 algo;			/* its enum fabriq_algo */
-	__u8 reserved;			/* 0 */
+	__u8 flags;			/* its FABRIQ_CM_F_* */
 	__be64 comm_id;
 	__u8 mac[FABRIQ_CM_MAC_LEN];
 	__be32 chunk;			/* its chunk_bytes */
 	__be32 small_bytes;		/* its small_bytes */
 };
+
+/* @flags of the request (and of a refusal for other parameters) */
+#define FABRIQ_CM_F_WRITE_GRANTS 0x01	/* receivers grant writes (struct fabriq_cts) */
 
 /* the accept: the listener proves the key too */
 struct fabriq_cm_rep {
@@ -134,7 +139,8 @@ struct fabriq_cm_rej {
 	__be32 small_bytes;
 	__u8 channels;
 	__u8 algo;
-	__u8 reserved[2];
+	__u8 flags;			/* from version 8 on */
+	__u8 reserved;
 };
 
 /*
@@ -152,6 +158,30 @@ struct fabriq_rts {
 	__be64 addr;	/* the bytes' address in the MR (it starts within a page) */
 	__be32 rkey;
 	__be32 len;	/* what the receiver expects, else it fails (-EPROTO) */
+};
+
+/*
+ * A write grant (clear-to-send), from version 8 on, where both ends set
+ * FABRIQ_CM_F_WRITE_GRANTS: instead of letting the next messages of a
+ * copy land in receive slots to be copied out, the receiver registers
+ * the bytes they go to in its own buffer, for remote writing only, and
+ * sends this, as a send with immediate data (bit 19 set, no data bit).
+ * The sender writes those messages there with RDMA WRITE with immediate
+ * data (one each, each taking a credit, the data bit set), and the
+ * receiver invalidates the MR when the last has come.  A sender that sent
+ * the first of them as a plain message already drops the grant, and the
+ * receiver, seeing it come so, invalidates the MR at once; once the first
+ * came written, the others must too.
+ */
+struct fabriq_cts {
+	__be64 addr;	/* where the first message goes, in the MR */
+	__be32 rkey;
+	__be32 len;	/* the messages' bytes, in all */
+	__be64 msg;	/* the first one's number: the data messages the
+			 * receiver took on this connection before it
+			 */
+	__be32 nmsg;	/* how many */
+	__be32 reserved;
 };
 
 #endif /* _UAPI_LINUX_FABRIQ_WIRE_H */
