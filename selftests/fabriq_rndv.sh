@@ -23,7 +23,7 @@
 # MR, no oops or WARN.  The knob refuses a kind it does not know.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 20
+ktap_plan 21
 mark=$(fq_console_mark)
 fq_load_fabriq || ktap_bail "cannot load fabriq"
 here=$(dirname "$0")
@@ -133,6 +133,15 @@ check_eq "... and every result was right, on both ranks (each bench exits 0)" "0
 check_faults "cts_len:broadcast:0:Protocol error:rank 1 granted writes of [0-9]+ messages, [0-9]+ bytes from message [0-9]+, which are not this rank's next" \
 	"cts_rkey:broadcast:0:Input/output error:a send on the connection to rank 1 failed: remote access error" \
 	"unwritten:broadcast:1:Protocol error:rank 1 sent a message plain inside a run it was writing"
+# each of those calls failed with a grant out (rank 1's; in the last,
+# rank 0's): its key must die before the call's pages go, as the control
+# connection's QP, which the abort leaves up, takes RDMA WRITEs
+dead=
+for f in $((n - 3)) $((n - 2)) $((n - 1)); do
+	dead="$dead $(fq_kernel_since "$mark" | grep -c "communicator $(printf %x $((0x7d70 + f))) rank [01]: the failed call left [0-9]* MR(s) lent or granted and not invalidated: deregistered")"
+done
+check_eq "... and each failed with a grant's MR deregistered, not left with a live key" \
+	" 1 1 1" "$dead"
 
 wait_for 10 sh -c "! grep -qv ' 0$' $FQ_DBG/objects"
 check_eq "every fabriq object counter is back at zero (MRs too)" "" "$(grep -v ' 0$' "$FQ_DBG/objects")"

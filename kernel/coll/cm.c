@@ -436,8 +436,9 @@ static bool fq_tx_retire(struct fq_conn *conn, enum ib_wc_status status, u64 now
 		wakes = true;
 		break;
 	case FQ_TX_UNGRANT:
-		/* written, or not: the peer can write no more (a flush: its QP is in error) */
-		fq_push_unmap(conn, fq_rndv_grant(comm, conn->chan));
+		/* the peer can write no more; else its key lives until fq_rndv_abandon() */
+		if (ok)
+			fq_push_unmap(conn, fq_rndv_grant(comm, conn->chan));
 		fallthrough;
 	case FQ_TX_INV:
 		/* not invalidated: it is never lent again (teardown frees it) */
@@ -1944,6 +1945,8 @@ static int fq_cm_alloc_hw(struct fq_comm *comm)
 	err = fq_cm_alloc_cqs(comm);
 	if (err)
 		return err;
+	/* the wire's rule, which every rank must share; a rank without MRs grants none */
+	comm->write_grants = fq_push_wanted();
 	fq_rndv_alloc_mrs(comm);
 	return 0;
 }

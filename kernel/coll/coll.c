@@ -1310,10 +1310,10 @@ static int fq_coll_exec(struct fq_comm *comm, struct fq_op *op)
 	if (err) {
 		fq_coll_abort(comm, err);
 		fq_coll_wait_tx_flushed(comm);
-		/* the QPs are in error: no peer writes into the call's pages now */
+		/* the keys the call lent die before its pages go */
 		down_read(&comm->hw_rwsem);
 		if (!comm->hw_gone)
-			fq_push_abandon(comm);
+			fq_rndv_abandon(comm);
 		up_read(&comm->hw_rwsem);
 	}
 	return err;

@@ -273,8 +273,6 @@ struct fq_rndv {
  *	(fq_msg_counts.recv_seq)
  * @nmsg: how many it grants; @got: how many came written
  * @closing: its invalidation is built
- * @inv_waits: the message that closes it waits for room for its
- *	invalidation (fq_push_taken())
  * @dst: where the first message goes
  * @sge: the run's pages, mapped for the device to write (@nsge of them;
  *	room for FQ_RNDV_PAGES, in the channel's struct fq_rndv_room)
@@ -288,7 +286,6 @@ struct fq_push_grant {
 	u32 nmsg;
 	u32 got;
 	bool closing;
-	bool inv_waits;
 	void *dst;
 	u32 nsge;
 	struct ib_sge *sge;
@@ -896,6 +893,8 @@ int fq_sge_build(struct ib_device *dev, enum dma_data_direction dir, u32 lkey,
 bool fq_dmamap_covers(const struct fq_dmamap *m, const void *data, u32 len);
 void fq_sge_unmap(struct ib_device *dev, enum dma_data_direction dir, const struct ib_sge *sge,
 		  u32 n);
+void fq_sge_unmap_attrs(struct ib_device *dev, enum dma_data_direction dir,
+			const struct ib_sge *sge, u32 n, unsigned long attrs);
 
 /* cm_auth.c */
 /**
@@ -1091,6 +1090,10 @@ struct fq_small {
  * @fins: its connections' fin_pending, summed
  * @tx_wake: its send completions and returned credits wake whoever runs
  *	it (cleared while that waits for receives alone: fq_cm_tx_wake())
+ * @grant_waits_tx: the message that closes its write grant waits for
+ *	room for the invalidation, so its send completions must wake the
+ *	engine (push.c; here, not with the grant, so that the runner reads it
+ *	without the hardware lock)
  * @wq: its channel worker waits here (fq_comm.chan_workers)
  * @run: where it is in the running call
  */
@@ -1101,6 +1104,7 @@ struct fq_chan {
 	u32 mr_free;
 	atomic_t fins;
 	bool tx_wake;
+	bool grant_waits_tx;
 	wait_queue_head_t wq;
 	struct fq_chan_run run;
 } ____cacheline_aligned_in_smp;
@@ -1464,6 +1468,7 @@ void fq_tx_unwind(struct fq_conn *conn, struct fq_tx_ent *ent, int err);
 /* rndv.c */
 void fq_rndv_alloc_mrs(struct fq_comm *comm);
 void fq_rndv_free_mrs(struct fq_comm *comm);
+void fq_rndv_abandon(struct fq_comm *comm);
 u32 fq_rndv_room_bytes(const struct fq_comm *comm);
 void fq_rndv_mr_free(struct fq_conn *conn, struct ib_mr *mr);
 int fq_rndv_can_send(struct fq_conn *conn);

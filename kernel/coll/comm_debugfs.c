@@ -79,7 +79,9 @@ static int fq_comm_summary_show(struct seq_file *s, void *unused)
 		   comm->busy_poll ? "yes" : "no");
 	seq_printf(s, "rndv_mrs %u\nrndv_max_bytes %u\nrndv_replays %s\nrndv_write %s\n",
 		   comm->nmrs, comm->nmrs ? comm->rndv_max_bytes : 0,
-		   comm->rndv_replays ? "yes" : "no", comm->write_grants ? "yes" : "no");
+		   comm->rndv_replays ? "yes" : "no",
+		   !comm->write_grants ? "no" :
+		   comm->rndv_room ? "yes" : "sends (grants none: no MRs)");
 	mutex_unlock(&comm->setup_lock);
 	seq_printf(s, "ops_queued %u\nops_done %lld\nops_failed %lld\nbytes_sent %lld\n",
 		   READ_ONCE(comm->nops), atomic64_read(&comm->ops_done),

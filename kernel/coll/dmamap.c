@@ -133,17 +133,28 @@ static struct page *fq_addr_page(const void *p)
 }
 
 /**
- * fq_sge_unmap() - unmap what fq_sge_build() mapped for one request
+ * fq_sge_unmap_attrs() - unmap what fq_sge_build() mapped for one request
  * @dev: the device
  * @dir: the direction it mapped them in
  * @sge: the request's list
  * @n: its entries
+ * @attrs: DMA_ATTR_* (DMA_ATTR_SKIP_CPU_SYNC: the CPU's view of the
+ *	bytes is already right)
  */
+void fq_sge_unmap_attrs(struct ib_device *dev, enum dma_data_direction dir,
+			const struct ib_sge *sge, u32 n, unsigned long attrs)
+{
+	if (ib_uses_virt_dma(dev))
+		return;	/* ib_dma_unmap_page()'s rule: nothing was mapped */
+	while (n--)
+		dma_unmap_page_attrs(dev->dma_device, sge[n].addr, sge[n].length, dir, attrs);
+}
+
+/* fq_sge_unmap_attrs(), synced for the CPU as the direction says */
 void fq_sge_unmap(struct ib_device *dev, enum dma_data_direction dir, const struct ib_sge *sge,
 		  u32 n)
 {
-	while (n--)
-		ib_dma_unmap_page(dev, sge[n].addr, sge[n].length, dir);
+	fq_sge_unmap_attrs(dev, dir, sge, n, 0);
 }
 
 /* The device address of @data, which @map holds, for a send of @n bytes. */

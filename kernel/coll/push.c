@@ -82,8 +82,8 @@ bool fq_push_can_grant(struct fq_conn *conn, u32 *ahead)
 	struct fq_comm *comm = conn->comm;
 	bool ok;
 
-	if (!comm->write_grants)
-		return false;
+	if (!comm->write_grants || !comm->rndv_room)
+		return false;	/* off, or no MRs here: the peers write to this rank's plain */
 	spin_lock_bh(conn->lock);
 	ok = !fq_push_grant_of(conn)->conn && comm->chans[conn->chan].mr_free &&
 	     conn->rx_head == conn->rx_tail && fq_msg_room(conn, 2) && fq_rndv_local_may_go(conn);
@@ -133,6 +133,7 @@ int fq_push_grant(struct fq_conn *conn, u32 ahead, struct fq_ack *ack, u64 msg, 
 		.conn = conn, .mr = mr, .ack = ack, .msg = msg, .nmsg = nmsg, .dst = dst,
 		.seq = conn->msgs.recv_seq + ahead, .nsge = own ? n : 0, .sge = g->sge,
 	};
+	ch->grant_waits_tx = false;
 	reg = fq_tx_take(conn, FQ_TX_REG);
 	ent = fq_tx_take(conn, FQ_TX_SEND);
 	slot = fq_tx_slot(conn);
@@ -170,13 +171,17 @@ int fq_push_grant(struct fq_conn *conn, u32 ahead, struct fq_ack *ack, u64 msg, 
 }
 
 /*
- * The grant's mapping goes: its MR was invalidated, or the QP is in error
- * and the call's pages are about to go.  Context: @conn's lock held, or
- * the engine alone after the abort.
+ * The grant's mapping goes: its MR was invalidated, or deregistered after
+ * a failed call.  Without a sync for the CPU: each written message was
+ * synced when taken (fq_push_taken()), and a plain one the CPU copied
+ * into the run (a void grant) must not be overwritten by what the device
+ * saw (a bounce buffer's bytes, or cache lines invalidated).
+ * Context: @conn's lock held, or the engine alone after the abort.
  */
 void fq_push_unmap(struct fq_conn *conn, struct fq_push_grant *g)
 {
-	fq_sge_unmap(conn->comm->ibdev, DMA_FROM_DEVICE, g->sge, g->nsge);
+	fq_sge_unmap_attrs(conn->comm->ibdev, DMA_FROM_DEVICE, g->sge, g->nsge,
+			   DMA_ATTR_SKIP_CPU_SYNC);
 	g->nsge = 0;
 	g->conn = NULL;
 }
@@ -221,8 +226,8 @@ int fq_push_taken(struct fq_conn *conn, bool written, struct fq_ack *ack, u64 ms
 	u32 k, end;
 
 	*later = false;
-	if (!comm->write_grants)
-		return written ? -EPROTO : 0;	/* the peer's QP has no key to write with */
+	if (!comm->write_grants || !comm->rndv_room)
+		return written ? -EPROTO : 0;	/* the peer has no key to write with */
 	g = fq_push_grant_of(conn);
 	spin_lock_bh(conn->lock);
 	ours = g->conn == conn && !g->closing;
@@ -245,8 +250,8 @@ int fq_push_taken(struct fq_conn *conn, bool written, struct fq_ack *ack, u64 ms
 	if (!written && !first)
 		return 0;	/* nothing to do with a grant */
 	/* its send queue drains by itself: its completions must wake the engine */
-	g->inv_waits = last && !may;
-	if (g->inv_waits)
+	WRITE_ONCE(comm->chans[conn->chan].grant_waits_tx, last && !may);
+	if (last && !may)
 		return -EAGAIN;
 	if (written) {
 		/* the bytes the device wrote, before the CPU reads them: this message's pages */
@@ -276,16 +281,18 @@ int fq_push_taken(struct fq_conn *conn, bool written, struct fq_ack *ack, u64 ms
  */
 bool fq_push_waits_tx(struct fq_comm *comm, u32 chan)
 {
-	return comm->write_grants && fq_rndv_grant(comm, chan)->inv_waits;
+	return READ_ONCE(comm->chans[chan].grant_waits_tx);
 }
 
 /**
- * fq_push_abandon() - the call failed: unmap the grants never invalidated
- * @comm: the communicator, whose QPs are in the error state (the abort)
+ * fq_push_abandon() - unmap the grants never invalidated
+ * @comm: the communicator, whose sends are all flushed or done, and whose
+ *	grants' MRs are deregistered (fq_rndv_abandon(), teardown)
  *
- * Their MRs stay out of the pool (teardown frees them).  An invalidation
- * that was posted unmaps at its completion, flushed or not.
- * Context: process; hw_rwsem held for reading; before the call's pages go.
+ * A grant whose invalidation completed is gone already; one whose
+ * invalidation was flushed, never posted or never built is unmapped here
+ * (its key died with its MR).
+ * Context: process; hw_rwsem held; before the call's pages go.
  */
 void fq_push_abandon(struct fq_comm *comm)
 {
@@ -293,13 +300,14 @@ void fq_push_abandon(struct fq_comm *comm)
 	struct fq_conn *conn;
 	u32 c;
 
-	for (c = 0; comm->write_grants && c < comm->nch; c++) {
+	for (c = 0; comm->write_grants && comm->rndv_room && c < comm->nch; c++) {
+		WRITE_ONCE(comm->chans[c].grant_waits_tx, false);
 		g = fq_rndv_grant(comm, c);
 		conn = READ_ONCE(g->conn);
 		if (!conn)
 			continue;
 		spin_lock_bh(conn->lock);
-		if (g->conn && !g->closing)
+		if (g->conn)
 			fq_push_unmap(conn, g);
 		spin_unlock_bh(conn->lock);
 	}
@@ -324,7 +332,7 @@ bool fq_push_cts_in(struct fq_conn *conn, const void *data, u32 len)
 	const struct fabriq_cts *cts = data;
 	struct fq_cts_in *in = &conn->cts_in;
 
-	if (len != sizeof(*cts) || !conn->comm->write_grants)
+	if (len != sizeof(*cts) || !conn->comm->write_grants || cts->reserved)
 		return false;
 	if (in->nmsg && in->seq + in->used >= READ_ONCE(conn->msgs.send_seq))
 		return false;
@@ -374,7 +382,7 @@ int fq_push_target(struct fq_conn *conn, const struct fq_pipe *p, const struct f
 	if (!in.nmsg || (!in.used && in.seq != seq))
 		return 0;
 	if (in.seq + in.used != seq ||
-	    (!in.used && (x->into != FQ_X_RECV || in.len > comm->rndv_max_bytes ||
+	    (!in.used && (x->into != FQ_X_RECV ||
 			  fq_pipe_msgs_in(p, x, m, in.len, FQ_ACK_WINDOW) != in.nmsg))) {
 		pr_warn_ratelimited("communicator %llx rank %u: rank %u granted writes of %u messages, %u bytes from message %llu, which are not this rank's next (%llu)\n",
 				    comm->id, comm->rank, conn->peer->rank, in.nmsg, in.len,

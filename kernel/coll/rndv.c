@@ -82,7 +82,7 @@ void fq_rndv_alloc_mrs(struct fq_comm *comm)
 {
 	const struct ib_device_attr *attrs = &comm->ibdev->attrs;
 	u32 port, c, pages = min_t(u32, FQ_RNDV_PAGES, attrs->max_fast_reg_page_list_len);
-	bool writes = fq_push_wanted();
+	bool writes = comm->write_grants;
 	struct ib_mr *mr;
 
 	/*
@@ -107,7 +107,6 @@ void fq_rndv_alloc_mrs(struct fq_comm *comm)
 		comm->rndv_room[c].grant = (struct fq_push_grant){
 			.sge = comm->rndv_room[c].grant_sge,
 		};
-	comm->write_grants = writes;
 	/* a run of bytes starting anywhere in a page spans one page more */
 	comm->rndv_max_bytes = max_t(u32, (pages - 1) * PAGE_SIZE, comm->chunk);
 	comm->rndv_replays = comm->ibdev->ops.driver_id == RDMA_DRIVER_RXE;
@@ -149,17 +148,57 @@ u32 fq_rndv_room_bytes(const struct fq_comm *comm)
 	return READ_ONCE(comm->rndv_room) ? comm->nch * sizeof(struct fq_rndv_room) : 0;
 }
 
+/* Deregister MR @i of @comm: its key is dead, on every QP of the PD. */
+static void fq_rndv_dereg(struct fq_comm *comm, u32 i)
+{
+	if (!comm->mrs[i])
+		return;
+	ib_dereg_mr(comm->mrs[i]);
+	atomic_dec(&fq_objects.mrs);
+	comm->mrs[i] = NULL;
+}
+
+/**
+ * fq_rndv_abandon() - a call failed: kill the keys it lent or granted
+ * @comm: the communicator, whose sends are all flushed or done
+ *
+ * An MR not back in its channel's pool was lent by a read request or
+ * granted for writes, and its invalidation never ran (flushed, or never
+ * posted): its key still reaches the call's pages through any QP of the
+ * PD that allows it (the control connections' QPs take RDMA WRITEs), so
+ * it is deregistered before those pages go, and leaves the pool (the
+ * communicator has failed).  Then the grants' pages are unmapped.
+ * Context: process; hw_rwsem held for reading, the device still here.
+ */
+void fq_rndv_abandon(struct fq_comm *comm)
+{
+	u32 c, i, free = 0, dead = 0;
+
+	for (c = 0; c < comm->nch; c++) {
+		spin_lock_bh(&comm->chans[c].lock);
+		free |= comm->chans[c].mr_free;
+		spin_unlock_bh(&comm->chans[c].lock);
+	}
+	for (i = 0; i < comm->nmrs; i++)
+		if (comm->mrs[i] && !(free & BIT(i))) {
+			fq_rndv_dereg(comm, i);
+			dead++;
+		}
+	if (dead)
+		pr_info("communicator %llx rank %u: the failed call left %u MR(s) lent or granted and not invalidated: deregistered, their keys dead\n",
+			comm->id, comm->rank, dead);
+	fq_push_abandon(comm);
+}
+
 /* Context: process; no QP of @comm's may use them any more. */
 void fq_rndv_free_mrs(struct fq_comm *comm)
 {
 	u32 c;
 
+	while (comm->nmrs)
+		fq_rndv_dereg(comm, --comm->nmrs);
 	fq_push_abandon(comm);	/* a grant no invalidation went for: its pages */
 	comm->write_grants = false;
-	while (comm->nmrs) {
-		ib_dereg_mr(comm->mrs[--comm->nmrs]);
-		atomic_dec(&fq_objects.mrs);
-	}
 	for (c = 0; c < comm->nch; c++)
 		comm->chans[c].mr_free = 0;
 	kvfree(comm->rndv_room);
