@@ -441,7 +441,7 @@ static bool fq_tx_retire(struct fq_conn *conn, enum ib_wc_status status, u64 now
 			fq_push_unmap(conn, fq_rndv_grant(comm, conn->chan));
 		fallthrough;
 	case FQ_TX_INV:
-		/* not invalidated: it is never lent again (teardown frees it) */
+		/* not invalidated: never lent again; fq_rndv_abandon() or teardown frees it */
 		if (ok)
 			fq_rndv_mr_free(conn, ent->mr);
 		wakes = true;
