@@ -116,7 +116,8 @@ bench: deps
 bench-ab: deps
 	$(SRC)/tools/bench-ab $(REVS)
 
-# make bench-profile WHAT=lat|bw: perf samples of every guest CPU during that bench shape
+# make bench-profile WHAT=lat|bw|trace: perf samples of every guest CPU during that bench shape;
+# trace: an ftrace timeline of 8-byte calls, each hop of a message
 bench-profile: deps
 	$(SRC)/tools/bench-profile $(WHAT)
 
