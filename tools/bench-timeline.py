@@ -6,9 +6,11 @@
 # few functions of fabriq, rxe and veth (tools/bench-profile.guest, WHAT
 # trace).  Prints, per rank, the calls' time (median, mean, p10, p90) and
 # how many never slept (the peer's message was there already); then the
-# median of each hop of a message from the sender's post to the receiving
-# caller's return; then the events of one slow call, all CPUs, in us
-# from its ioctl.
+# median of each hop of a message from the sender's post to fabriq's
+# handler, and of the calls that slept from the handler's wake-up to the
+# ioctl's return; then the events of one such call, all CPUs, in us from
+# its ioctl.  Hops are paired by order (the first matching event after),
+# so with several messages in flight a hop may pair two of them.
 #
 #   bench-timeline.py TRACE PID...    PID: the ranks' processes
 import re
@@ -47,23 +49,34 @@ def med(values):
     return '%6.0f us (%d)' % (statistics.median(values), len(values)) if values else '   n/a'
 
 
-# a hop: the first event matching @to after each event matching @frm
-def hop(events, frm, to, same_cpu=False):
-    out, since = [], {}
+# a hop: from each event matching @frm to the first event after it
+# matching @to (on the same CPU with @same_cpu); an event matching @drop
+# first ends the wait unmeasured (an ACK's rxe_rcv is followed by the
+# completer, a request's by the responder)
+def hop(events, frm, to, same_cpu=False, drop=None):
+    out, waiting = [], {}
     for t, _, _, cpu, what in events:
         key = cpu if same_cpu else 0
         if frm(what):
-            since.setdefault(key, t)
-        elif to(what) and key in since:
-            out.append(t - since.pop(key))
+            waiting.setdefault(key, []).append(t)
+        elif to(what) and waiting.get(key):
+            out.extend(t - t0 for t0 in waiting.pop(key))
+        elif drop and drop(what):
+            waiting.pop(key, None)
     return out
+
+
+def slept(events, pid, i0, i1):
+    return any(p == pid and 'sched_switch' in what and 'prev_state=S' in what
+               for _, _, p, _, what in events[i0:i1 + 1])
 
 
 def main():
     events = read(sys.argv[1])
     pids = [int(p) for p in sys.argv[2:]]
-    slow_limit = 100	# us: a call that slept
-    print('#  calls per rank: median, mean, p10, p90 (us); calls under %d us' % slow_limit)
+    span = (events[-1][0] - events[0][0]) / 1e6 if events else 0
+    print('#  the trace spans %.3f s; calls per rank: median, mean, p10, p90 (us),'
+          ' and how many never slept' % span)
     calls = {}
     for pid in pids:
         calls[pid] = calls_of(events, pid)
@@ -71,32 +84,31 @@ def main():
         if not d:
             print('#  rank process %d: no call traced' % pid)
             continue
-        print('#  rank process %d: %d calls: %.0f %.0f %.0f %.0f; %d under %d us' %
-              (pid, len(d), statistics.median(d), statistics.mean(d), d[len(d) // 10],
-               d[9 * len(d) // 10], sum(x < slow_limit for x in d), slow_limit))
+        awake = sum(not slept(events, pid, i0, i1) for _, _, i0, i1 in calls[pid])
+        print('#  rank process %d: %d calls (%.0f per second): %.0f %.0f %.0f %.0f; %d never slept' %
+              (pid, len(d), len(d) / span if span else 0, statistics.median(d), statistics.mean(d),
+               d[len(d) // 10], d[9 * len(d) // 10], awake))
     starts = lambda s: (lambda w: w.startswith(s))
     print('#  a message, hop by hop (median us, samples):')
-    print('#    post -> rxe requester runs (a work item)  %s' %
+    print('#    fabriq posts -> rxe requester runs (work item)  %s' %
           med(hop(events, starts('rxe_post_send <-fq_'), starts('rxe_requester'))))
-    print('#    requester -> rxe_rcv (veth, NET_RX)        %s' %
-          med(hop(events, starts('rxe_requester'), starts('rxe_rcv'))))
-    print('#    rxe_rcv -> rxe responder runs (a work item) %s' %
-          med(hop(events, starts('rxe_rcv'), starts('rxe_receiver'))))
-    print('#    responder posts the CQE -> fabriq sees it  %s' %
+    print('#    requester sends a packet -> a rxe_rcv (veth)   %s' %
+          med(hop(events, starts('rxe_xmit_packet <-rxe_requester'), starts('rxe_rcv'), True)))
+    print('#    a request\'s rxe_rcv -> the responder runs      %s' %
+          med(hop(events, starts('rxe_rcv'), starts('rxe_receiver'), drop=starts('rxe_completer'))))
+    print('#    responder posts the CQE -> fabriq sees it      %s' %
           med(hop(events, starts('rxe_cq_post <-rxe_receiver'), starts('fq_rx_done'), True)))
-    woken, running, done = [], [], []
+    print('#  calls that slept, from fabriq waking the caller:')
+    woken, running, done, total = [], [], [], []
     for pid in pids:
         for t0, t1, i0, i1 in calls[pid]:
-            if t1 - t0 < slow_limit:
-                continue
-            slept = False
             tc = tw = tr = None
             for t, _, p, _, what in events[i0:i1 + 1]:
                 if p == pid and 'sched_switch' in what and 'prev_state=S' in what:
-                    slept, tc, tw, tr = True, None, None, None
-                elif slept and what.startswith('fq_conn_wake') and tw is None:
+                    tc, tw, tr = None, None, None	# (the last sleep counts)
+                elif tw is None and what.startswith('fq_conn_wake'):
                     tc = t
-                elif slept and 'sched_wakeup' in what and ('pid=%d ' % pid) in what:
+                elif 'sched_wakeup' in what and ('pid=%d ' % pid) in what:
                     tw = t
                 elif tw and tr is None and ('next_pid=%d ' % pid) in what:
                     tr = t
@@ -104,16 +116,18 @@ def main():
                 woken.append(tw - tc)
                 running.append(tr - tw)
                 done.append(t1 - tr)
-    print('#    fabriq wakes the caller -> it is woken     %s' % med(woken))
-    print('#    woken -> on a CPU                          %s' % med(running))
-    print('#    on a CPU -> the ioctl returns              %s' % med(done))
-    slow = sorted((b - a, pid, k) for pid in pids for k, (a, b, _, _) in enumerate(calls[pid])
-                  if b - a >= slow_limit)
+                total.append(t1 - tc)
+    print('#    fabriq wakes the caller -> it is woken         %s' % med(woken))
+    print('#    woken -> on a CPU                              %s' % med(running))
+    print('#    on a CPU -> the ioctl returns                  %s' % med(done))
+    print('#    all three, call by call                        %s' % med(total))
+    slow = sorted((b - a, pid, k) for pid in pids for k, (a, b, i0, i1) in enumerate(calls[pid])
+                  if slept(events, pid, i0, i1))
     if not slow:
         return
     d, pid, k = slow[len(slow) // 2]
     t0, _, i0, i1 = calls[pid][k]
-    print('#  a slow call of median time (%.0f us), rank process %d; us from its ioctl:' % (d, pid))
+    print('#  a call that slept, of median time among them (%.0f us), rank process %d; us from its ioctl:' % (d, pid))
     for t, comm, p, cpu, what in events[i0:i1 + 1]:
         what = re.sub(r'(prev_|next_)?prio=\d+ ?', '', what)
         print('#  %6.0f [%d] %-18s %s' % (t - t0, cpu, '%s-%d' % (comm, p), what[:100]))
